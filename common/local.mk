@@ -1,0 +1,6 @@
+# common/: the error type, cleanup helpers and small pure utilities.
+noinst_LIBRARIES += libcommon.a
+libcommon_a_SOURCES = \
+	common/cleanup.h \
+	common/error.c common/error.h \
+	common/xalloc.c common/xalloc.h

@@ -1,0 +1,1 @@
+# runtime/egress/: the egress proxy sidecar.

@@ -1,0 +1,1 @@
+# runtime/policy/: the pure hardening step and the admin policy model.

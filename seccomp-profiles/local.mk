@@ -1,0 +1,1 @@
+# seccomp-profiles/: OCI-format profiles installed to $(pkgdatadir).
