@@ -1,0 +1,1 @@
+# oci/policy_file*: the admin policy file (JSON) parser.

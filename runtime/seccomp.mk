@@ -1,0 +1,1 @@
+# runtime/seccomp*: compiling and loading seccomp filters.
