@@ -1,0 +1,36 @@
+/* The admin policy file (JSON, default /etc/agentrt/policy.json): parsed
+ * into struct agent_policy on top of the built-in defaults.  Every field is
+ * optional; a field that is present must be valid: a malformed file, an
+ * unknown member or a bad value is an error naming the field
+ * ("policy.json: limits.memory: ..."), never a fallback to weaker
+ * defaults.  docs/policy.md describes the format. */
+#ifndef AGENTRT_OCI_POLICY_FILE_H
+#define AGENTRT_OCI_POLICY_FILE_H
+
+#include <stddef.h>
+
+#include "../common/error.h"
+#include "../runtime/policy/policy.h"
+
+#define POLICY_FILE_DEFAULT_PATH "/etc/agentrt/policy.json"
+#define POLICY_FILE_MAX_SIZE (1024u * 1024)
+
+/* Parses `len` bytes of policy JSON into *policy (which is initialised here
+ * with the defaults first; released on failure).  `origin` names the
+ * document in error messages. */
+int policy_file_parse (const char *json, size_t len, const char *origin,
+                       struct agent_policy *policy, agentrt_error_t *err);
+
+/* Reads and parses a policy file (a regular file of at most
+ * POLICY_FILE_MAX_SIZE bytes). */
+int policy_file_load (const char *path, struct agent_policy *policy,
+                      agentrt_error_t *err);
+
+/* The `--policy` rule: `path` when given (it must exist), else
+ * POLICY_FILE_DEFAULT_PATH when it exists, else the built-in defaults.
+ * Only a missing default file means defaults: any other failure to read
+ * it is an error. */
+int policy_file_load_default (const char *path, struct agent_policy *policy,
+                              agentrt_error_t *err);
+
+#endif

@@ -1,0 +1,122 @@
+/* The hardening step: config + admin policy + annotations + host view ->
+ * hardened config + runtime directives + list of changes.  Pure: no I/O of
+ * its own (host facts come through struct host_view), deterministic, and
+ * idempotent (hardening a hardened config changes nothing more).
+ *
+ * Everything expressible in OCI terms is done by editing the config (env,
+ * mounts, linux.maskedPaths, root.readonly, capabilities,
+ * noNewPrivileges, resources, namespaces); the directives are what the
+ * runtime must enforce beyond it. */
+#ifndef AGENTRT_POLICY_HARDEN_H
+#define AGENTRT_POLICY_HARDEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "oci/config.h"
+#include "oci/json_writer.h"
+#include "changes.h"
+#include "host_view.h"
+#include "policy.h"
+
+/* Where the egress proxy listens inside the agent's network namespace, as
+ * the proxy variables the agent's processes get. */
+#define HARDEN_PROXY_HTTP_URL "http://127.0.0.1:3128"
+#define HARDEN_PROXY_SOCKS_URL "socks5h://127.0.0.1:1080"
+#define HARDEN_NO_PROXY "localhost,127.0.0.1,::1"
+
+enum harden_rootfs
+{
+  HARDEN_ROOTFS_READONLY,  /* root.readonly = true */
+  HARDEN_ROOTFS_EPHEMERAL, /* overlay: lower = root.path, upper and work on a
+                              tmpfs of ephemeral_size, discarded at delete;
+                              root.readonly = false */
+  HARDEN_ROOTFS_WRITABLE,  /* the image itself, writable (policy allowed) */
+};
+
+enum harden_egress
+{
+  HARDEN_EGRESS_PROXY, /* sidecar proxy, allowlist egress_allow */
+  HARDEN_EGRESS_NONE,  /* no sidecar: `lo` only */
+};
+
+/* Which network namespace is the "outside" the sidecar connects from. */
+enum harden_netns
+{
+  /* The bundle had no network namespace (it asked for the host's): the
+   * hardening added a new empty one, which the agent gets as it is.  The
+   * outside is the runtime's own (host) namespace. */
+  HARDEN_NETNS_ADDED,
+  /* The bundle has its own network namespace (a path, or a new one an
+   * engine configures through its hooks): that one is the outside, and
+   * the agent's process must be moved into a fresh namespace with only
+   * `lo` after the create-time hooks ran. */
+  HARDEN_NETNS_BUNDLE,
+};
+
+struct harden_directives
+{
+  enum harden_rootfs rootfs;
+  uint64_t ephemeral_size;  /* bytes, HARDEN_ROOTFS_EPHEMERAL only */
+
+  /* Agent seccomp profile (OCI JSON) to install in addition to the
+   * bundle's own filter.  NULL only when the policy disabled it. */
+  char *seccomp_profile;
+
+  uint64_t lifetime;        /* wall-clock seconds: kill, record "limit" */
+
+  enum harden_egress egress;
+  /* Normalised allowlist for the sidecar (comma list, "" = deny all), to
+   * be parsed with allowlist_parse (spec, egress_allow_broad). */
+  char *egress_allow;
+  bool egress_allow_broad;
+  enum harden_netns netns;
+
+  /* Variable names let through scrubbing (run.agentrt.env.keep): exec'd
+   * processes are scrubbed with the same list (harden_process). */
+  struct str_list env_keep;
+
+  uint32_t sidecar_uid;
+  uint32_t sidecar_gid;
+  char *audit_dir;
+};
+
+struct harden_result
+{
+  struct harden_directives directives;
+  struct change_list changes;
+};
+
+/* Hardens `config` in place.  `annotations` are the container's (normally
+ * &config->annotations): unknown run.agentrt.* keys, bad values and
+ * loosening beyond the policy fail with an error naming the annotation
+ * (and the policy field), before the config is touched.  A host view
+ * failure fails too, naming the mount; the config is then partly
+ * hardened and must be discarded.  *result is filled on success and must
+ * be released with harden_result_release (it is left empty on failure). */
+int harden (struct oci_config *config, const struct agent_policy *policy,
+            const struct kv_list *annotations, const struct host_view *host,
+            struct harden_result *result, agentrt_error_t *err);
+
+void harden_result_release (struct harden_result *result);
+
+/* The part of the hardening that applies to a process: for `exec`'d
+ * processes with the directives of their container.  Scrubs the
+ * environment (keeping d->env_keep), sets the proxy variables when egress
+ * is proxy, intersects every capability set with the policy's safe set,
+ * clears the ambient and inheritable sets, forces noNewPrivileges. */
+void harden_process (struct oci_process *process,
+                     const struct agent_policy *policy,
+                     const struct harden_directives *d,
+                     struct change_list *changes);
+
+/* "readonly", "ephemeral", "writable"; "proxy", "none". */
+const char *harden_rootfs_name (enum harden_rootfs mode);
+const char *harden_egress_name (enum harden_egress mode);
+
+/* Writes the directives as a JSON object (a value). */
+void harden_directives_write_json (const struct harden_directives *d,
+                                   struct json_writer *w);
+
+#endif

@@ -1,0 +1,120 @@
+/* The admin policy model: what the hardening step applies to every
+ * container and how far per-container annotations may loosen it.  The
+ * built-in defaults (policy_init_defaults) are the hardening contract of
+ * design.md; the policy file (oci/policy_file.h) starts from them and may
+ * only override fields it names.  Also the size and duration syntax that
+ * the policy file and the annotations share.  Pure code. */
+#ifndef AGENTRT_POLICY_POLICY_H
+#define AGENTRT_POLICY_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "oci/config.h"
+
+#ifndef AGENTRT_DATADIR
+#define AGENTRT_DATADIR "/usr/local/share/agentrt"
+#endif
+#define POLICY_DEFAULT_SECCOMP_PROFILE AGENTRT_DATADIR "/agent-default.json"
+#define POLICY_DEFAULT_AUDIT_DIR "/var/log/agentrt"
+
+#define POLICY_KIB ((uint64_t) 1024)
+#define POLICY_MIB (1024 * POLICY_KIB)
+#define POLICY_GIB (1024 * POLICY_MIB)
+
+struct agent_policy
+{
+  /* Root filesystem: read-only always; what run.agentrt.rootfs may ask. */
+  bool allow_ephemeral_rootfs; /* default true */
+  bool allow_writable_rootfs;  /* default false */
+  uint64_t ephemeral_size;     /* bytes: upper tmpfs of the overlay, 1 GiB */
+
+  /* Size-limited tmpfs (bytes) put on /tmp (512 MiB), /run (64 MiB),
+   * /dev/shm (64 MiB) and on HOME when it is not writable (512 MiB). */
+  uint64_t tmp_size;
+  uint64_t run_size;
+  uint64_t shm_size;
+  uint64_t home_size;
+
+  /* Environment: whether run.agentrt.env.keep may be used (default true),
+   * and glob patterns (fnmatch, case-insensitive) of further secret names
+   * on top of the built-in rules of env_scrub.h. */
+  bool allow_env_keep;
+  struct str_list extra_secret_env;
+
+  /* Credential files and dirs masked wherever a bind mount exposes them.
+   * Relative entries (".ssh", ".docker/config.json") are looked for in a
+   * mount's source and one directory level down (a mounted /home);
+   * absolute ones are host and container paths.  Built-in list first, the
+   * policy file's extraPaths appended. */
+  struct str_list credential_paths;
+
+  /* Engine control sockets and socket dirs on the host (absolute; a `*`
+   * component matches any one component, as the UID in /run/user/UID).
+   * A bind mount of one is dropped; a mount of an ancestor gets it
+   * masked. */
+  struct str_list socket_paths;
+
+  /* Capabilities kept (intersected with the bundle's), "CAP_CHOWN" form. */
+  struct str_list safe_capabilities;
+
+  /* Limits applied when the bundle sets none. */
+  int64_t pids_limit;    /* 1024 */
+  int64_t memory_limit;  /* bytes, 4 GiB; swap = memory (no swap) */
+  uint64_t lifetime;     /* seconds, 24 h */
+  uint64_t max_lifetime; /* longest run.agentrt.timeout accepted, 24 h */
+
+  /* Egress: the default allowlist (entries as in run.agentrt.egress.allow,
+   * default empty = deny all), the ceiling every annotation entry must fall
+   * under (default "*": any name or address), and whether broad entries
+   * (`*`, `*.com`) are accepted (default false). */
+  struct str_list egress_allow;
+  struct str_list egress_ceiling;
+  bool allow_broad_egress;
+
+  /* The agent seccomp profile stacked on the bundle's filter.  NULL only
+   * when the policy file disables it explicitly ("profile": null). */
+  char *seccomp_profile;
+
+  /* Egress sidecar credentials (default 65534:65534) and the audit dir. */
+  uint32_t sidecar_uid;
+  uint32_t sidecar_gid;
+  char *audit_dir;
+};
+
+/* Fills *policy with the built-in defaults (the list). */
+void policy_init_defaults (struct agent_policy *policy);
+
+/* Frees what *policy owns (not the struct itself). */
+void policy_release (struct agent_policy *policy);
+
+static inline void
+cleanup_policy_fn (struct agent_policy *p)
+{
+  policy_release (p);
+}
+#define cleanup_policy __attribute__ ((cleanup (cleanup_policy_fn)))
+
+/* Sizes: a decimal number of bytes, optionally followed by one of k, m, g,
+ * t (powers of 1024, either case; "512m", "1G").  Zero, signs, spaces and
+ * overflow are refused.  Returns 0, or -1 with no message (callers name the
+ * field). */
+int policy_parse_size (const char *s, uint64_t *out);
+
+/* Durations: seconds ("300"), or a number with one unit s, m, h or d
+ * ("5m", "2h").  Zero, signs, spaces, fractions and overflow are refused.
+ * Returns 0, or -1 with no message. */
+int policy_parse_duration (const char *s, uint64_t *out);
+
+/* Writes a size the way the parser reads it ("512m", "1g", "123"), into
+ * buf of at least POLICY_SIZE_STR_LEN bytes.  Returns buf. */
+#define POLICY_SIZE_STR_LEN 24
+const char *policy_format_size (uint64_t bytes, char *buf);
+
+/* Checks a capability name ("CAP_NET_RAW", any case of "cap_") against the
+ * kernel's list; returns the canonical upper-case name or NULL. */
+const char *policy_capability_name (const char *name);
+
+#endif
