@@ -1,0 +1,83 @@
+/* Network addresses and host names as the egress proxy sees them: strict
+ * parsing of IP literals and host names (no numeric/octal/hex IPv4 forms,
+ * no IPv6 zone ids), ports, and the classification of addresses into the
+ * special-purpose ranges that are denied unless allowlisted literally.
+ * Pure code: no I/O, no allocation. */
+#ifndef AGENTRT_EGRESS_NETADDR_H
+#define AGENTRT_EGRESS_NETADDR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* Longest host name kept, without the trailing dot (RFC 1035: 253). */
+#define HOST_NAME_MAX_LEN 253
+/* Room for any address printed by netaddr_format, NUL included. */
+#define NETADDR_STR_LEN 46
+
+struct netaddr
+{
+  int family; /* AF_INET or AF_INET6 */
+  uint8_t bytes[16]; /* network order; 4 used for AF_INET */
+};
+
+/* A parsed destination: either a name (lowercase, no trailing dot) or an
+ * IP literal. */
+struct host
+{
+  bool is_addr;
+  struct netaddr addr;
+  char name[HOST_NAME_MAX_LEN + 1];
+};
+
+/* The special-purpose classes; ADDR_PUBLIC is the only one allowed without
+ * a literal allowlist entry. */
+enum addr_class
+{
+  ADDR_PUBLIC = 0,
+  ADDR_UNSPECIFIED,
+  ADDR_THIS_NETWORK,
+  ADDR_LOOPBACK,
+  ADDR_LINK_LOCAL,
+  ADDR_PRIVATE,
+  ADDR_CGNAT,
+  ADDR_MULTICAST,
+  ADDR_BROADCAST,
+  ADDR_RESERVED,
+};
+
+/* Dotted quad only: exactly four decimal parts 0-255 without leading
+ * zeros.  Everything inet_aton would also accept is refused. */
+bool netaddr_parse_ipv4 (const char *s, size_t len, struct netaddr *out);
+
+/* IPv6 text form (no brackets).  Zone ids ("%eth0") are refused. */
+bool netaddr_parse_ipv6 (const char *s, size_t len, struct netaddr *out);
+
+/* Decimal port 1-65535, at most five digits. */
+bool port_parse (const char *s, size_t len, uint16_t *out);
+
+/* Parses a host as written in a URI authority, a CONNECT target or a SOCKS5
+ * domain: a DNS name (letters, digits, '-', '_'; labels 1-63 bytes; one
+ * trailing dot allowed), a dotted-quad IPv4 literal, or, when brackets is
+ * true, "[IPv6]".  Returns NULL on success, else a short reason usable in
+ * X-Agentrt-Denied ("numeric-ip-form", "ipv6-zone-id", "bad-host"...). */
+const char *host_parse (const char *s, size_t len, bool brackets,
+                        struct host *out);
+
+enum addr_class netaddr_classify (const struct netaddr *a);
+/* "loopback", "link-local", ...; "public" for ADDR_PUBLIC. */
+const char *addr_class_name (enum addr_class c);
+
+/* True when the first prefix bits of a and net are equal (same family). */
+bool netaddr_in_prefix (const struct netaddr *a, const struct netaddr *net,
+                        unsigned prefix);
+bool netaddr_equal (const struct netaddr *a, const struct netaddr *b);
+
+/* Writes the canonical text form into buf (NETADDR_STR_LEN bytes). */
+void netaddr_format (const struct netaddr *a, char *buf);
+
+socklen_t netaddr_to_sockaddr (const struct netaddr *a, uint16_t port,
+                               struct sockaddr_storage *ss);
+
+#endif
