@@ -1,1 +1,41 @@
-# runtime/policy/: the pure hardening step and the admin policy model.
+# runtime/policy/: the pure hardening step (harden.h) and the admin policy
+# model (policy.h); host_view.c is the one file with I/O (the real host
+# view the runtime passes).  Depends on liboci.a (config helpers, JSON
+# writer) and libegress.a (allowlist syntax).
+noinst_LIBRARIES += libpolicy.a
+libpolicy_a_SOURCES = \
+	runtime/policy/annotations.c runtime/policy/annotations.h \
+	runtime/policy/binds.c runtime/policy/binds.h \
+	runtime/policy/changes.c runtime/policy/changes.h \
+	runtime/policy/egress_policy.c runtime/policy/egress_policy.h \
+	runtime/policy/env_scrub.c runtime/policy/env_scrub.h \
+	runtime/policy/harden.c runtime/policy/harden.h \
+	runtime/policy/host_view.c runtime/policy/host_view.h \
+	runtime/policy/paths.c runtime/policy/paths.h \
+	runtime/policy/policy.c runtime/policy/policy.h \
+	runtime/policy/privileges.c runtime/policy/privileges.h \
+	runtime/policy/tmpfs.c runtime/policy/tmpfs.h
+
+# What a program using the hardening step links, in order.
+POLICY_LIBS = libpolicyfile.a libpolicy.a libegress.a liboci.a libcommon.a \
+	$(YAJL_LIBS)
+
+POLICY_TESTS = \
+	tests/unit/test-policy-env \
+	tests/unit/test-policy-annotations \
+	tests/unit/test-policy-binds \
+	tests/unit/test-policy-harden \
+	tests/unit/test-policy-file \
+	tests/unit/test-policy-hostview
+check_PROGRAMS += $(POLICY_TESTS)
+TESTS += $(POLICY_TESTS)
+EXTRA_DIST += tests/unit/test-policy-fakehost.h docs/policy.md \
+	docs/policy.example.json \
+	tests/fuzz/fuzz-policy-file.c tests/fuzz/fuzz-annotations.c \
+	tests/fuzz/corpus/policy tests/fuzz/corpus/annotations
+tests_unit_test_policy_env_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_annotations_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_binds_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_harden_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_file_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_hostview_LDADD = $(POLICY_LIBS)

@@ -1,0 +1,291 @@
+/* The hardening step (see harden.h): annotations first (every error before
+ * the config is touched), then mounts, process, root filesystem, tmpfs,
+ * limits and namespaces, and the directives the runtime enforces. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "annotations.h"
+#include "binds.h"
+#include "env_scrub.h"
+#include "harden.h"
+#include "privileges.h"
+#include "tmpfs.h"
+
+static const char *const proxy_vars[][2] = {
+  { "HTTP_PROXY", HARDEN_PROXY_HTTP_URL },
+  { "HTTPS_PROXY", HARDEN_PROXY_HTTP_URL },
+  { "http_proxy", HARDEN_PROXY_HTTP_URL },
+  { "https_proxy", HARDEN_PROXY_HTTP_URL },
+  { "ALL_PROXY", HARDEN_PROXY_SOCKS_URL },
+  { "all_proxy", HARDEN_PROXY_SOCKS_URL },
+  { "NO_PROXY", HARDEN_NO_PROXY },
+  { "no_proxy", HARDEN_NO_PROXY },
+};
+
+const char *
+harden_rootfs_name (enum harden_rootfs mode)
+{
+  switch (mode)
+    {
+    case HARDEN_ROOTFS_EPHEMERAL:
+      return "ephemeral";
+    case HARDEN_ROOTFS_WRITABLE:
+      return "writable";
+    case HARDEN_ROOTFS_READONLY:
+      break;
+    }
+  return "readonly";
+}
+
+const char *
+harden_egress_name (enum harden_egress mode)
+{
+  return mode == HARDEN_EGRESS_NONE ? "none" : "proxy";
+}
+
+void
+harden_process (struct oci_process *process, const struct agent_policy *policy,
+                const struct harden_directives *d, struct change_list *changes)
+{
+  env_scrub (&process->env, &d->env_keep, policy, changes);
+  /* runc would look HOME up in the image's /etc/passwd; this step reads no
+   * file, and a HOME on the read-only root would break ordinary tools. */
+  if (env_get (&process->env, "HOME") == NULL)
+    env_set (&process->env, "HOME", process->user.uid == 0 ? "/root" : "/tmp",
+             "HOME was not set", changes);
+  if (d->egress == HARDEN_EGRESS_PROXY)
+    for (size_t i = 0; i < sizeof (proxy_vars) / sizeof (proxy_vars[0]); i++)
+      env_set (&process->env, proxy_vars[i][0], proxy_vars[i][1],
+               "egress goes through the sidecar proxy", changes);
+  privileges_harden (process, policy, changes);
+}
+
+/* The bundle's own read-only root wins over an annotation asking more. */
+static enum harden_rootfs
+harden_rootfs (struct oci_config *c, enum harden_rootfs asked,
+               const struct agent_policy *policy, struct change_list *changes)
+{
+  char size[POLICY_SIZE_STR_LEN];
+
+  if (asked != HARDEN_ROOTFS_READONLY && c->root.readonly)
+    {
+      change_addf (changes, CHANGE_ROOTFS, "the bundle asks for a read-only "
+                   "root", "run.agentrt.rootfs=%s not applied",
+                   harden_rootfs_name (asked));
+      return HARDEN_ROOTFS_READONLY;
+    }
+  switch (asked)
+    {
+    case HARDEN_ROOTFS_READONLY:
+      if (!c->root.readonly)
+        change_add (changes, CHANGE_ROOTFS, "root.readonly=true",
+                    "the image is never written");
+      c->root.readonly = true;
+      break;
+    case HARDEN_ROOTFS_EPHEMERAL:
+      change_addf (changes, CHANGE_ROOTFS, "run.agentrt.rootfs=ephemeral",
+                   "ephemeral overlay on a %s tmpfs, discarded at delete",
+                   policy_format_size (policy->ephemeral_size, size));
+      break;
+    case HARDEN_ROOTFS_WRITABLE:
+      change_add (changes, CHANGE_ROOTFS, "writable root filesystem",
+                  "run.agentrt.rootfs=writable, allowed by the policy "
+                  "(rootfs.allowWritable)");
+      break;
+    }
+  return asked;
+}
+
+static struct oci_resources *
+resources (struct oci_config *c)
+{
+  if (c->linux_cfg == NULL)
+    c->linux_cfg = xzalloc (sizeof (*c->linux_cfg));
+  if (c->linux_cfg->resources == NULL)
+    c->linux_cfg->resources = xzalloc (sizeof (*c->linux_cfg->resources));
+  return c->linux_cfg->resources;
+}
+
+/* Defaults where the bundle sets no limit (<= 0 means unlimited); a
+ * bundle's own limit is kept. */
+static void
+harden_limits (struct oci_config *c, const struct agent_policy *policy,
+               struct change_list *changes)
+{
+  struct oci_resources *r = resources (c);
+  char size[POLICY_SIZE_STR_LEN];
+
+  if (r->pids == NULL)
+    r->pids = xzalloc (sizeof (*r->pids));
+  if (!r->pids->has_limit || r->pids->limit <= 0)
+    {
+      r->pids->has_limit = true;
+      r->pids->limit = policy->pids_limit;
+      change_addf (changes, CHANGE_LIMIT, "the bundle set none",
+                   "pids.limit=%lld", (long long) policy->pids_limit);
+    }
+  if (r->memory == NULL)
+    r->memory = xzalloc (sizeof (*r->memory));
+  if (!r->memory->has_limit || r->memory->limit <= 0)
+    {
+      r->memory->has_limit = r->memory->has_swap = true;
+      r->memory->limit = r->memory->swap = policy->memory_limit;
+      change_addf (changes, CHANGE_LIMIT, "the bundle set none",
+                   "memory.limit=%s, memory.swap=%s (no swap)",
+                   policy_format_size ((uint64_t) policy->memory_limit, size),
+                   size);
+    }
+}
+
+static const struct
+{
+  enum oci_namespace_type type;
+  const char *why;
+} required_ns[] = {
+  { OCI_NS_NETWORK, "the agent never shares the host's network" },
+  { OCI_NS_PID, "the agent never sees host processes (/proc/PID/environ)" },
+  { OCI_NS_IPC, "the agent never shares the host's IPC objects" },
+  { OCI_NS_MOUNT, "mounts need their own namespace" },
+};
+
+/* Adds the namespaces the bundle left to the host's.  Returns which
+ * network namespace is the egress "outside". */
+static enum harden_netns
+harden_namespaces (struct oci_config *c, struct change_list *changes)
+{
+  enum harden_netns netns = HARDEN_NETNS_BUNDLE;
+  struct oci_linux *l;
+
+  if (c->linux_cfg == NULL)
+    c->linux_cfg = xzalloc (sizeof (*c->linux_cfg));
+  l = c->linux_cfg;
+  for (size_t i = 0; i < sizeof (required_ns) / sizeof (required_ns[0]); i++)
+    {
+      if (oci_config_namespace (c, required_ns[i].type))
+        continue;
+      if (required_ns[i].type == OCI_NS_NETWORK)
+        netns = HARDEN_NETNS_ADDED;
+      l->namespaces = xreallocarray (l->namespaces, l->n_namespaces + 1,
+                                     sizeof (*l->namespaces));
+      l->namespaces[l->n_namespaces++]
+          = (struct oci_namespace){ required_ns[i].type, NULL };
+      change_addf (changes, CHANGE_NAMESPACE, required_ns[i].why,
+                   "%s (new)", oci_namespace_type_name (required_ns[i].type));
+    }
+  return netns;
+}
+
+static void
+fill_directives (struct harden_directives *d, struct harden_request *req,
+                 const struct agent_policy *policy)
+{
+  d->ephemeral_size = policy->ephemeral_size;
+  d->seccomp_profile = xstrdup (policy->seccomp_profile);
+  d->lifetime = req->lifetime;
+  d->egress = req->egress;
+  d->egress_allow = steal_pointer (&req->egress_allow);
+  d->egress_allow_broad = policy->allow_broad_egress;
+  d->env_keep = req->env_keep;
+  req->env_keep = (struct str_list){ NULL, 0 };
+  d->sidecar_uid = policy->sidecar_uid;
+  d->sidecar_gid = policy->sidecar_gid;
+  d->audit_dir = xstrdup (policy->audit_dir);
+}
+
+/* Changes that only state the directives, for the audit trail. */
+static void
+record_directives (const struct harden_directives *d,
+                   const struct harden_request *req,
+                   struct change_list *changes)
+{
+  if (d->seccomp_profile)
+    change_add (changes, CHANGE_SECCOMP, d->seccomp_profile,
+                "agent profile stacked on the bundle's own filter");
+  else
+    change_add (changes, CHANGE_SECCOMP, "no agent profile",
+                "disabled by the policy (seccomp.profile is null)");
+  change_addf (changes, CHANGE_LIFETIME,
+               req->has_timeout ? "run.agentrt.timeout" : "policy "
+               "limits.lifetime", "%llus", (unsigned long long) d->lifetime);
+  if (d->egress == HARDEN_EGRESS_NONE)
+    change_add (changes, CHANGE_EGRESS, "none (`lo` only)",
+                "run.agentrt.egress=none");
+  else
+    change_addf (changes, CHANGE_EGRESS, "sidecar proxy on 127.0.0.1:3128 "
+                 "and :1080", "proxy, allow: %s",
+                 d->egress_allow[0] ? d->egress_allow : "(nothing)");
+}
+
+int
+harden (struct oci_config *config, const struct agent_policy *policy,
+        const struct kv_list *annotations, const struct host_view *host,
+        struct harden_result *result, agentrt_error_t *err)
+{
+  struct harden_request req;
+  struct harden_result r;
+
+  memset (result, 0, sizeof (*result));
+  memset (&r, 0, sizeof (r));
+  if (annotations_parse (annotations, policy, &req, err) < 0)
+    return -1;
+  fill_directives (&r.directives, &req, policy);
+  if (binds_harden (config, policy, host, &r.changes, err) < 0)
+    {
+      harden_request_release (&req);
+      harden_result_release (&r);
+      return -1;
+    }
+  if (config->process)
+    harden_process (config->process, policy, &r.directives, &r.changes);
+  r.directives.rootfs = harden_rootfs (config, req.rootfs, policy, &r.changes);
+  tmpfs_harden (config, policy, r.directives.rootfs, &r.changes);
+  harden_limits (config, policy, &r.changes);
+  r.directives.netns = harden_namespaces (config, &r.changes);
+  record_directives (&r.directives, &req, &r.changes);
+  harden_request_release (&req);
+  *result = r;
+  return 0;
+}
+
+void
+harden_result_release (struct harden_result *result)
+{
+  struct harden_directives *d = &result->directives;
+
+  free (d->seccomp_profile);
+  free (d->egress_allow);
+  str_list_free (&d->env_keep);
+  free (d->audit_dir);
+  change_list_release (&result->changes);
+  memset (result, 0, sizeof (*result));
+}
+
+void
+harden_directives_write_json (const struct harden_directives *d,
+                              struct json_writer *w)
+{
+  json_begin_object (w);
+  json_kv_string (w, "rootfs", harden_rootfs_name (d->rootfs));
+  if (d->rootfs == HARDEN_ROOTFS_EPHEMERAL)
+    json_kv_uint (w, "ephemeralSize", d->ephemeral_size);
+  json_kv_string (w, "seccompProfile", d->seccomp_profile);
+  json_kv_uint (w, "lifetime", d->lifetime);
+  json_kv_string (w, "egress", harden_egress_name (d->egress));
+  json_kv_string (w, "egressAllow", d->egress_allow);
+  json_kv_bool (w, "egressAllowBroad", d->egress_allow_broad);
+  json_kv_string (w, "netns", d->netns == HARDEN_NETNS_ADDED ? "added"
+                                                             : "bundle");
+  json_key (w, "envKeep");
+  json_begin_array (w);
+  for (size_t i = 0; i < d->env_keep.len; i++)
+    json_string (w, d->env_keep.items[i]);
+  json_end_array (w);
+  json_kv_uint (w, "sidecarUid", d->sidecar_uid);
+  json_kv_uint (w, "sidecarGid", d->sidecar_gid);
+  json_kv_string (w, "auditDir", d->audit_dir);
+  json_end_object (w);
+}
