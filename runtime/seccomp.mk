@@ -1,1 +1,27 @@
-# runtime/seccomp*: compiling and loading seccomp filters.
+# runtime/seccomp*: compiling and loading seccomp filters, and agentrt's own
+# profile.  (libseccomp.a is the system library's name: ours is
+# libseccompfilter.a.)
+noinst_LIBRARIES += libseccompfilter.a
+libseccompfilter_a_SOURCES = \
+	runtime/seccomp.c runtime/seccomp.h \
+	runtime/seccomp_enosys.c runtime/seccomp_enosys.h \
+	runtime/seccomp_load.c runtime/seccomp_load.h \
+	runtime/seccomp_notify.c runtime/seccomp_notify.h \
+	runtime/seccomp_cache.c runtime/seccomp_cache.h
+libseccompfilter_a_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
+
+dist_pkgdata_DATA += seccomp-profiles/agent-default.json
+
+# Unit tests.  The load tests fork children that install filters: no root
+# needed (they set no_new_privs).
+seccomp_test_ldadd = libseccompfilter.a liboci.a libcommon.a \
+	$(SECCOMP_LIBS) $(YAJL_LIBS)
+seccomp_test_cppflags = $(AM_CPPFLAGS) \
+	-DSECCOMP_PROFILE_DIR='"$(top_srcdir)/seccomp-profiles"'
+seccomp_tests = tests/unit/test-seccomp-compile
+check_PROGRAMS += $(seccomp_tests)
+TESTS += $(seccomp_tests)
+tests_unit_test_seccomp_compile_SOURCES = tests/unit/test-seccomp-compile.c
+tests_unit_test_seccomp_compile_CPPFLAGS = $(seccomp_test_cppflags)
+tests_unit_test_seccomp_compile_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
+tests_unit_test_seccomp_compile_LDADD = $(seccomp_test_ldadd)
