@@ -15,6 +15,8 @@
 
 #include "../common/error.h"
 
+/* items[len] is NULL whenever items is (so args and env can go to execve);
+ * an absent list is { NULL, 0 }. */
 struct str_list
 {
   char **items;
@@ -295,6 +297,30 @@ struct oci_hugepage_limit
   uint64_t limit;
 };
 
+struct oci_interface_priority
+{
+  char *name;
+  uint32_t priority;
+};
+
+struct oci_network
+{
+  bool has_class_id;
+  uint32_t class_id;
+  struct oci_interface_priority *priorities;
+  size_t n_priorities;
+};
+
+/* One entry of linux.resources.rdma (a map keyed by device name). */
+struct oci_rdma
+{
+  char *device;
+  bool has_hca_handles;
+  uint32_t hca_handles;
+  bool has_hca_objects;
+  uint32_t hca_objects;
+};
+
 struct oci_resources
 {
   struct oci_device_rule *devices;
@@ -306,6 +332,9 @@ struct oci_resources
   struct oci_hugepage_limit *hugepage_limits;
   size_t n_hugepage_limits;
   struct kv_list unified;
+  struct oci_network *network; /* cgroup v1 net_cls/net_prio */
+  struct oci_rdma *rdma;
+  size_t n_rdma;
 };
 
 enum oci_seccomp_action
@@ -376,6 +405,32 @@ struct oci_time_offset
   uint32_t nanosecs;
 };
 
+/* One entry of linux.netDevices (runtime-spec 1.3), keyed by host name. */
+struct oci_net_device
+{
+  char *host_name;
+  char *name; /* name inside the container; NULL keeps host_name */
+};
+
+struct oci_intel_rdt
+{
+  char *clos_id;
+  char *l3_cache_schema;
+  char *mem_bw_schema;
+  struct str_list schemata; /* 1.3 */
+  bool enable_cmt;          /* 1.2 */
+  bool enable_mbm;          /* 1.2 */
+  bool enable_monitoring;   /* 1.3 */
+};
+
+/* linux.memoryPolicy (runtime-spec 1.3). */
+struct oci_memory_policy
+{
+  char *mode; /* MPOL_DEFAULT, MPOL_BIND, ... (validated) */
+  char *nodes;
+  struct str_list flags; /* MPOL_F_STATIC_NODES, ... (validated) */
+};
+
 struct oci_linux
 {
   struct oci_namespace *namespaces;
@@ -397,6 +452,10 @@ struct oci_linux
   struct oci_personality *personality;
   struct oci_time_offset time_offset_boottime;
   struct oci_time_offset time_offset_monotonic;
+  struct oci_net_device *net_devices;
+  size_t n_net_devices;
+  struct oci_intel_rdt *intel_rdt;
+  struct oci_memory_policy *memory_policy;
 };
 
 struct oci_config
@@ -432,6 +491,10 @@ struct oci_config *oci_config_parse_file_at (int dirfd, const char *name,
  * equal struct.  Returns a malloc'd NUL-terminated string. */
 char *oci_config_to_json (const struct oci_config *config, bool pretty,
                           agentrt_error_t *err);
+/* Same with an indent string of one's choice (`agentrt spec` uses "\t" like
+ * runc); NULL is compact. */
+char *oci_config_to_json_indent (const struct oci_config *config,
+                                 const char *indent, agentrt_error_t *err);
 
 /* Parses a LinuxResources object on its own (`agentrt update --resources`). */
 struct oci_resources *oci_resources_parse (const char *json, size_t len,
@@ -440,6 +503,11 @@ struct oci_resources *oci_resources_parse (const char *json, size_t len,
 
 /* Parses a Process object on its own (`agentrt exec --process`). */
 struct oci_process *oci_process_parse (const char *json, size_t len,
+                                       const char *origin, agentrt_error_t *err);
+
+/* Parses a LinuxSeccomp object on its own (the profiles under
+ * seccomp-profiles/). */
+struct oci_seccomp *oci_seccomp_parse (const char *json, size_t len,
                                        const char *origin, agentrt_error_t *err);
 
 void oci_config_free (struct oci_config *config);
@@ -465,6 +533,15 @@ const struct oci_namespace *oci_config_namespace (const struct oci_config *confi
 /* "pid", "network", ... and the reverse.  Returns -1 for unknown names. */
 const char *oci_namespace_type_name (enum oci_namespace_type type);
 int oci_namespace_type_from_name (const char *name);
+
+/* "SCMP_ACT_ERRNO", "SCMP_CMP_EQ" and the reverse (-1 for unknown names). */
+const char *oci_seccomp_action_name (enum oci_seccomp_action action);
+int oci_seccomp_action_from_name (const char *name);
+const char *oci_seccomp_op_name (enum oci_seccomp_op op);
+int oci_seccomp_op_from_name (const char *name);
+
+/* "RLIMIT_NOFILE" -> RLIMIT_NOFILE, -1 for unknown names. */
+int oci_rlimit_from_name (const char *name);
 
 static inline void
 cleanup_oci_config_fn (struct oci_config **c)

@@ -9,7 +9,11 @@
 
 struct json_writer;
 
+/* pretty: indented with two spaces, like Go's json.MarshalIndent (and runc's
+ * `state`); otherwise compact. */
 struct json_writer *json_writer_new (bool pretty);
+/* Indented with `indent` (a static string such as "\t"); NULL is compact. */
+struct json_writer *json_writer_new_indent (const char *indent);
 void json_writer_free (struct json_writer *w);
 
 void json_begin_object (struct json_writer *w);
@@ -18,7 +22,8 @@ void json_begin_array (struct json_writer *w);
 void json_end_array (struct json_writer *w);
 
 /* Values (inside an array, or after json_key). */
-void json_string (struct json_writer *w, const char *s); /* NULL -> null */
+/* NULL -> null; invalid UTF-8 bytes are written as U+FFFD. */
+void json_string (struct json_writer *w, const char *s);
 void json_int (struct json_writer *w, int64_t v);
 void json_uint (struct json_writer *w, uint64_t v);
 void json_double (struct json_writer *w, double v);

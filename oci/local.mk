@@ -1,8 +1,25 @@
 # oci/: the OCI data model (config.json, state, features, default spec) and
 # every use of yajl.  No syscalls beyond reading the file being parsed.
+# Sources here include autoconf's header as <config.h>: a quoted "config.h"
+# would find oci/config.h (the OCI model) next to them first.
 noinst_LIBRARIES += liboci.a
 liboci_a_SOURCES = \
 	oci/config.h \
-	oci/state.h \
-	oci/json_writer.h
+	oci/config_parse.h \
+	oci/config_parse.c \
+	oci/config_parse_linux.c \
+	oci/config_parse_mounts.c \
+	oci/config_parse_process.c \
+	oci/config_parse_resources.c \
+	oci/config_parse_seccomp.c \
+	oci/config_parse_util.c \
+	oci/config_free.c \
+	oci/config_util.c \
+	oci/config_write.c oci/config_write.h \
+	oci/config_write_linux.c \
+	oci/config_write_resources.c \
+	oci/json_access.c \
+	oci/json_tree.c oci/json_tree.h \
+	oci/json_writer.c oci/json_writer.h \
+	oci/state.h
 liboci_a_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
