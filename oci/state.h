@@ -21,6 +21,7 @@ struct container_state
   char *owner;           /* "" for root, like runc */
   char *cgroup_path;     /* cgroup path relative to the hierarchy root */
   char *systemd_unit;    /* transient scope name with --systemd-cgroup */
+  bool cgroup_owned;     /* agentrt created the cgroup (remove it at delete) */
   pid_t monitor_pid;     /* per-container monitor (limits, audit, sidecar) */
   uint64_t monitor_start;
   pid_t sidecar_pid;     /* egress proxy; 0 when the container has none */

@@ -1,20 +1,186 @@
-/* Global flags and subcommand dispatch. */
+/* Global flags (runc's names), subcommand dispatch, and the one place where
+ * an error is reported: a single line on stderr and, with --log, a final
+ * "error" record. */
 #include "config.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/cleanup.h"
 #include "runtime/cli.h"
+#include "runtime/commands.h"
+#include "runtime/log.h"
+
+#define DEFAULT_ROOT "/run/agentrt"
+
+static const struct
+{
+  const char *name;
+  cli_handler_t handler;
+  const char *summary;
+} commands[] = {
+  { "create", cmd_create, "create a container from a bundle" },
+  { "start", cmd_start, "start the process of a created container" },
+  { "run", cmd_run, "create and start a container" },
+  { "state", cmd_state, "print the state of a container" },
+  { "kill", cmd_kill, "send a signal to a container's init (or all)" },
+  { "delete", cmd_delete, "delete a container" },
+  { "list", cmd_list, "list containers" },
+  { "spec", cmd_spec, "write a default config.json" },
+  { "features", cmd_features, "print what this runtime supports" },
+};
+
+static void
+usage (FILE *out)
+{
+  size_t i;
+  fprintf (out, "usage: agentrt [global options] COMMAND [options] [ID]\n\n"
+                "global options:\n"
+                "  --root DIR           state directory (default %s)\n"
+                "  --log FILE           log file\n"
+                "  --log-format FORMAT  text or json\n"
+                "  --debug              debug logging\n"
+                "  --systemd-cgroup     manage cgroups through systemd\n"
+                "  --policy FILE        admin policy (default %s/agentrt/policy.json)\n"
+                "  --version            print the version\n\ncommands:\n",
+           DEFAULT_ROOT, AGENTRT_SYSCONFDIR);
+  for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+static void
+print_version (void)
+{
+  printf ("agentrt version %s\ncommit: %s\nspec: 1.2.0\n", PACKAGE_VERSION,
+          GIT_COMMIT);
+}
+
+enum
+{
+  OPT_ROOT = 1000,
+  OPT_LOG,
+  OPT_LOG_FORMAT,
+  OPT_DEBUG,
+  OPT_SYSTEMD_CGROUP,
+  OPT_POLICY,
+  OPT_VERSION,
+  OPT_HELP,
+  OPT_ROOTLESS,
+  OPT_CRIU,
+};
+
+static const struct option global_options[] = {
+  { "root", required_argument, NULL, OPT_ROOT },
+  { "log", required_argument, NULL, OPT_LOG },
+  { "log-format", required_argument, NULL, OPT_LOG_FORMAT },
+  { "debug", no_argument, NULL, OPT_DEBUG },
+  { "systemd-cgroup", no_argument, NULL, OPT_SYSTEMD_CGROUP },
+  { "policy", required_argument, NULL, OPT_POLICY },
+  { "version", no_argument, NULL, OPT_VERSION },
+  { "help", no_argument, NULL, OPT_HELP },
+  /* accepted for runc compatibility; rootless is detected, criu unused */
+  { "rootless", required_argument, NULL, OPT_ROOTLESS },
+  { "criu", required_argument, NULL, OPT_CRIU },
+  { NULL, 0, NULL, 0 },
+};
+
+/* Returns the index of the command word, or -1 after printing (exit 0),
+ * or -2 on a bad option. */
+static int
+parse_globals (int argc, char **argv, struct global_options *g,
+               agentrt_error_t *err)
+{
+  int c;
+
+  opterr = 0;
+  optind = 0;
+  while ((c = getopt_long_only (argc, argv, "+hv", global_options, NULL)) != -1)
+    {
+      switch (c)
+        {
+        case OPT_ROOT:
+          g->root = optarg;
+          break;
+        case OPT_LOG:
+          g->log = optarg;
+          break;
+        case OPT_LOG_FORMAT:
+          if (strcmp (optarg, "text") && strcmp (optarg, "json"))
+            return agentrt_error (err, EINVAL, "--log-format: `%s` is neither "
+                                  "text nor json", optarg), -2;
+          g->log_format = optarg;
+          break;
+        case OPT_DEBUG:
+          g->debug = true;
+          break;
+        case OPT_SYSTEMD_CGROUP:
+          g->systemd_cgroup = true;
+          break;
+        case OPT_POLICY:
+          g->policy = optarg;
+          break;
+        case 'v':
+        case OPT_VERSION:
+          print_version ();
+          return -1;
+        case 'h':
+        case OPT_HELP:
+          usage (stdout);
+          return -1;
+        case OPT_ROOTLESS:
+        case OPT_CRIU:
+          break;
+        default:
+          return agentrt_error (err, EINVAL, "unknown global option `%s`",
+                                argv[optind - 1]), -2;
+        }
+    }
+  return optind;
+}
 
 int
 cli_main (int argc, char **argv)
 {
-  if (argc > 1 && strcmp (argv[1], "--version") == 0)
+  struct global_options g = { .root = DEFAULT_ROOT, .log_format = "text" };
+  cleanup_error agentrt_error_t err = NULL;
+  size_t i;
+  int first, r;
+
+  first = parse_globals (argc, argv, &g, &err);
+  if (first == -1)
+    return 0;
+  if (first >= 0
+      && log_init (g.log, strcmp (g.log_format, "json") == 0 ? LOG_FORMAT_JSON
+                                                             : LOG_FORMAT_TEXT,
+                   g.debug, &err) < 0)
+    first = -2;
+  if (first == -2)
     {
-      printf ("agentrt version %s\ncommit: %s\nspec: 1.2.0\n", PACKAGE_VERSION,
-              GIT_COMMIT);
-      return 0;
+      log_error_message (err->msg);
+      return 1;
     }
-  fprintf (stderr, "agentrt: no command given\n");
-  return 1;
+  if (first >= argc)
+    {
+      usage (stderr);
+      return 1;
+    }
+  for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp (argv[first], commands[i].name) == 0)
+      break;
+  if (i == sizeof commands / sizeof commands[0])
+    {
+      agentrt_error (&err, EINVAL, "unknown command `%s`", argv[first]);
+      log_error_message (err->msg);
+      return 1;
+    }
+  r = commands[i].handler (&g, argc - first, argv + first, &err);
+  if (r < 0)
+    {
+      log_error_message (err ? err->msg : "unknown error");
+      return 1;
+    }
+  return r;
 }

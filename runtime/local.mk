@@ -1,11 +1,34 @@
-# runtime/: the CLI and the container machinery.
+# runtime/: the CLI (one file per verb) and the container machinery (one
+# file per concern).  cgroup*, seccomp*, policy/ and egress/ have their own
+# fragments.
 noinst_LIBRARIES += libruntime.a
 libruntime_a_SOURCES = \
-	runtime/cli.c runtime/cli.h
+	runtime/caps.c runtime/caps.h \
+	runtime/child_error.c runtime/child_error.h \
+	runtime/cli.c runtime/cli.h \
+	runtime/cmd_create.c runtime/cmd_create_options.c \
+	runtime/cmd_create_options.h runtime/cmd_list.c runtime/cmd_run.c \
+	runtime/cmd_simple.c runtime/commands.h \
+	runtime/container.h runtime/container_create.c runtime/container_ops.c \
+	runtime/copyup.c runtime/copyup.h \
+	runtime/create_plan.c runtime/create_plan.h \
+	runtime/devices.c runtime/devices.h \
+	runtime/hooks.c runtime/hooks.h \
+	runtime/init.c runtime/init.h \
+	runtime/log.c runtime/log.h \
+	runtime/mount_plan.c runtime/mount_plan.h \
+	runtime/namespaces.c runtime/namespaces.h \
+	runtime/path_resolve.c runtime/path_resolve.h \
+	runtime/proc_util.c runtime/proc_util.h \
+	runtime/process_setup.c runtime/process_setup.h \
+	runtime/rootfs.c runtime/rootfs.h \
+	runtime/spawn.c runtime/spawn.h \
+	runtime/state_store.c runtime/state_store.h \
+	runtime/sync.c runtime/sync.h
 libruntime_a_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CAP_CFLAGS) \
 	$(SELINUX_CFLAGS) $(SYSTEMD_CFLAGS)
 
 bin_PROGRAMS += agentrt
 agentrt_SOURCES = runtime/main.c
-agentrt_LDADD = libruntime.a liboci.a libcommon.a \
+agentrt_LDADD = libruntime.a libcgroup.a libseccompfilter.a liboci.a libcommon.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS) $(SELINUX_LIBS) $(SYSTEMD_LIBS)

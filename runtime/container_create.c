@@ -1,0 +1,515 @@
+/* `create`: from a bundle to an init waiting for `start`.  Every resource is
+ * recorded in state.json as soon as it exists, so that a create killed at
+ * any point can be finished off by `delete --force`; a create that fails
+ * removes everything itself (struct rollback). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "runtime/cgroup.h"
+#include "runtime/container.h"
+#include "runtime/create_plan.h"
+#include "runtime/hooks.h"
+#include "runtime/log.h"
+#include "runtime/proc_util.h"
+#include "runtime/seccomp_notify.h"
+#include "runtime/spawn.h"
+#include "runtime/sync.h"
+
+#define OCI_VERSION "1.2.0"
+
+/* Everything a failed create must undo, in reverse order of creation. */
+struct rollback
+{
+  struct state_dir dir;
+  bool have_dir;
+  pid_t pid;
+  struct cgroup *cgroup;
+};
+
+static void
+rollback_run (struct rollback *rb)
+{
+  cleanup_error agentrt_error_t ignored = NULL;
+  if (rb->pid > 0)
+    {
+      kill (rb->pid, SIGKILL);
+      while (waitpid (rb->pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    }
+  if (rb->cgroup)
+    {
+      cgroup_kill_all (rb->cgroup, SIGKILL, &ignored);
+      agentrt_error_release (&ignored);
+      if (cgroup_destroy (rb->cgroup, &ignored) < 0)
+        log_warning ("%s", ignored->msg);
+      cgroup_free (rb->cgroup);
+    }
+  if (rb->have_dir && state_dir_remove (&rb->dir, &ignored) < 0)
+    log_warning ("%s", ignored->msg);
+}
+
+char *
+container_timestamp (void)
+{
+  struct timespec ts;
+  struct tm tm;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  gmtime_r (&ts.tv_sec, &tm);
+  return xasprintf ("%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ", tm.tm_year + 1900,
+                    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                    tm.tm_sec, ts.tv_nsec);
+}
+
+static int
+send_to_console_socket (const char *path, int master, agentrt_error_t *err)
+{
+  static const char name[] = "/dev/ptmx";
+  union
+  {
+    char buf[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } control;
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  struct iovec iov = { .iov_base = (void *) name, .iov_len = sizeof name - 1 };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+                       .msg_control = control.buf,
+                       .msg_controllen = sizeof control.buf };
+  struct cmsghdr *c;
+  cleanup_close int sock = -1;
+
+  if (strlen (path) >= sizeof addr.sun_path)
+    return agentrt_error (err, ENAMETOOLONG, "--console-socket `%s`", path);
+  strcpy (addr.sun_path, path);
+  sock = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (sock < 0 || connect (sock, (struct sockaddr *) &addr, sizeof addr) < 0)
+    return agentrt_error (err, errno, "--console-socket: connect to `%s`", path);
+  memset (&control, 0, sizeof control);
+  c = CMSG_FIRSTHDR (&mh);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN (sizeof (int));
+  memcpy (CMSG_DATA (c), &master, sizeof master);
+  if (sendmsg (sock, &mh, MSG_NOSIGNAL) < 0)
+    return agentrt_error (err, errno, "--console-socket: send the terminal "
+                          "to `%s`", path);
+  return 0;
+}
+
+static int
+write_pid_file (const char *path, pid_t pid, agentrt_error_t *err)
+{
+  cleanup_free char *tmp = xasprintf ("%s.agentrt-tmp", path);
+  cleanup_free char *text = xasprintf ("%d", pid);
+  cleanup_close int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                               0644);
+  size_t len = strlen (text);
+
+  if (fd < 0 || write (fd, text, len) != (ssize_t) len
+      || close (steal_fd (&fd)) < 0 || rename (tmp, path) < 0)
+    {
+      int e = errno;
+      unlink (tmp);
+      return agentrt_error (err, e, "--pid-file `%s`", path);
+    }
+  return 0;
+}
+
+/* The state document hooks read on stdin, in a memfd. */
+static int
+state_memfd (const struct container_state *st, enum container_status status,
+             agentrt_error_t *err)
+{
+  cleanup_free char *json = container_state_oci_json (st, status, false, err);
+  if (json == NULL)
+    return -1;
+  return hook_state_memfd (json, err);
+}
+
+struct create_ctx
+{
+  const struct global_options *g;
+  const struct create_request *req;
+  struct oci_config *config;
+  struct create_plan plan;
+  struct container_state state;
+  struct rollback rb;
+  struct cgroup_request cgroup;
+  int sock;          /* the runtime's end of the sync socket */
+  int hook_state[2]; /* "creating" and "created" state memfds */
+  int pty_master;
+};
+
+static int
+save (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  return state_dir_save (&ctx->rb.dir, &ctx->state, err);
+}
+
+static void
+cgroup_request_init (struct create_ctx *ctx)
+{
+  const struct oci_linux *l = ctx->config->linux_cfg;
+  struct cgroup_request *req = &ctx->cgroup;
+  memset (req, 0, sizeof *req);
+  req->id = ctx->req->id;
+  req->cgroups_path = l->cgroups_path;
+  req->resources = l->resources;
+  req->devices = l->devices;
+  req->n_devices = l->n_devices;
+  req->systemd = ctx->g->systemd_cgroup;
+}
+
+static int
+enter_cgroup (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  struct cgroup_result result = { 0 };
+  size_t i;
+
+  ctx->cgroup.pid = ctx->state.pid;
+  if (cgroup_enter (&ctx->cgroup, &result, err) < 0)
+    return -1;
+  for (i = 0; i < result.warnings.len; i++)
+    log_warning ("%s", result.warnings.items[i]);
+  cgroup_result_release (&result);
+  ctx->rb.cgroup = result.cgroup;
+  ctx->state.cgroup_path = xstrdup (cgroup_path (result.cgroup));
+  ctx->state.systemd_unit = xstrdup (cgroup_systemd_unit (result.cgroup));
+  ctx->state.cgroup_owned = cgroup_owned (result.cgroup);
+  return save (ctx, err);
+}
+
+static int
+set_oom_score_adj (pid_t pid, const struct oci_process *p, agentrt_error_t *err)
+{
+  char path[64], value[16];
+  cleanup_close int fd = -1;
+  int len;
+
+  if (!p->has_oom_score_adj)
+    return 0;
+  snprintf (path, sizeof path, "/proc/%d/oom_score_adj", pid);
+  len = snprintf (value, sizeof value, "%d", p->oom_score_adj);
+  fd = open (path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || write (fd, value, (size_t) len) != len)
+    return agentrt_error (err, errno, "process.oomScoreAdj: set %d",
+                          p->oom_score_adj);
+  return 0;
+}
+
+static int
+run_runtime_hooks (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  struct child_error cerr = { 0 };
+  if (hook_set_run (&ctx->plan.prestart, ctx->hook_state[0], &cerr) < 0
+      || hook_set_run (&ctx->plan.create_runtime, ctx->hook_state[0], &cerr) < 0)
+    return agentrt_error (err, cerr.status, "%s", cerr.msg);
+  return sync_send_simple (ctx->sock, SYNC_HOOKS_DONE, 0) < 0
+             ? agentrt_error (err, errno, "sync: hooks done")
+             : 0;
+}
+
+static int
+hand_over_pty (struct create_ctx *ctx, int master, agentrt_error_t *err)
+{
+  if (ctx->req->console_socket)
+    {
+      int r = send_to_console_socket (ctx->req->console_socket, master, err);
+      close (master);
+      return r;
+    }
+  ctx->pty_master = master;
+  return 0;
+}
+
+static int
+hand_over_seccomp (struct create_ctx *ctx, int listener, agentrt_error_t *err)
+{
+  struct seccomp_listener_state st = {
+    .oci_version = OCI_VERSION,
+    .id = ctx->req->id,
+    .status = "creating",
+    .pid = ctx->state.pid,
+    .bundle = ctx->state.bundle,
+    .annotations = &ctx->config->annotations,
+  };
+  int r = seccomp_listener_send (ctx->config->linux_cfg->seccomp, listener, &st,
+                                 err);
+  close (listener);
+  if (r < 0)
+    return -1;
+  return sync_send_simple (ctx->sock, SYNC_SECCOMP_DONE, 0) < 0
+             ? agentrt_error (err, errno, "sync: seccomp done")
+             : 0;
+}
+
+/* Serves the init's requests until it reports SYNC_READY. */
+static int
+serve_init (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  for (;;)
+    {
+      struct sync_msg msg;
+      int fds[SYNC_MAX_FDS], nfds = 0, r;
+
+      r = sync_recv (ctx->sock, &msg, fds, &nfds);
+      if (r < 0)
+        return agentrt_error (err, r == -EPIPE ? 0 : -r, "the container init "
+                              "exited during setup");
+      switch (msg.type)
+        {
+        case SYNC_READY:
+          return 0;
+        case SYNC_ERROR:
+          msg.error.msg[sizeof msg.error.msg - 1] = '\0';
+          return agentrt_error (err, msg.error.status, "%s", msg.error.msg);
+        case SYNC_RUN_HOOKS:
+          r = run_runtime_hooks (ctx, err);
+          break;
+        case SYNC_PTY_MASTER:
+          r = nfds == 1 ? hand_over_pty (ctx, fds[0], err)
+                        : agentrt_error (err, EPROTO, "sync: no pty received");
+          break;
+        case SYNC_SECCOMP_FD:
+          r = nfds == 1 ? hand_over_seccomp (ctx, fds[0], err)
+                        : agentrt_error (err, EPROTO, "sync: no listener "
+                                         "received");
+          break;
+        default:
+          r = agentrt_error (err, EPROTO, "sync: unexpected message %u",
+                             msg.type);
+        }
+      if (r < 0)
+        return -1;
+    }
+}
+
+static int
+prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
+{
+  struct container_state *st = &ctx->state;
+  cleanup_free char *json = NULL;
+  size_t i;
+
+  st->id = xstrdup (ctx->req->id);
+  st->bundle = xstrdup (bundle);
+  st->rootfs = xstrdup (ctx->plan.rootfs);
+  st->created = container_timestamp ();
+  st->owner = xstrdup ("");
+  for (i = 0; i < ctx->config->annotations.len; i++)
+    kv_list_set (&st->annotations, ctx->config->annotations.items[i].key,
+                 ctx->config->annotations.items[i].value);
+  /* Later commands use the config as it was applied, not the bundle's. */
+  json = oci_config_to_json (ctx->config, false, err);
+  if (json == NULL || state_dir_write (&ctx->rb.dir, CONFIG_FILE, json,
+                                       strlen (json), err) < 0)
+    return -1;
+  return save (ctx, err);
+}
+
+static int
+make_exec_fifo (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  int dirfd = ctx->rb.dir.dirfd;
+  if (mkfifoat (dirfd, EXEC_FIFO, 0600) < 0
+      || fchmodat (dirfd, EXEC_FIFO, 0622, 0) < 0)
+    return agentrt_error (err, errno, "create `%s/%s`", ctx->rb.dir.path,
+                          EXEC_FIFO);
+  ctx->plan.init.exec_fifo_fd = openat (dirfd, EXEC_FIFO, O_PATH | O_CLOEXEC);
+  if (ctx->plan.init.exec_fifo_fd < 0)
+    return agentrt_error (err, errno, "open `%s/%s`", ctx->rb.dir.path,
+                          EXEC_FIFO);
+  return 0;
+}
+
+static int
+spawn (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  const struct oci_linux *l = ctx->config->linux_cfg;
+  int pair[2];
+  struct spawn_request sr = {
+    .ns = &ctx->plan.ns,
+    .uid_map = l->uid_mappings,
+    .n_uid_map = l->n_uid_mappings,
+    .gid_map = l->gid_mappings,
+    .n_gid_map = l->n_gid_mappings,
+    .boottime = &l->time_offset_boottime,
+    .monotonic = &l->time_offset_monotonic,
+    .init_fn = init_container,
+    .arg = &ctx->plan.init,
+  };
+  pid_t pid;
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+    return agentrt_error (err, errno, "socketpair");
+  ctx->sock = pair[0];
+  ctx->plan.init.sync_sock = pair[1];
+  sr.parent_sock = pair[0];
+  sr.child_sock = pair[1];
+  pid = spawn_init (&sr, err);
+  close (pair[1]);
+  ctx->plan.init.sync_sock = -1;
+  if (pid < 0)
+    return -1;
+  ctx->rb.pid = pid;
+  ctx->state.pid = pid;
+  if (proc_stat_read (pid, &ctx->state.pid_start, NULL) < 0)
+    return agentrt_error (err, ESRCH, "the container init exited");
+  return save (ctx, err);
+}
+
+/* After the init exists and sits in its cgroup: the hook state documents,
+ * then the init's requests until it is ready. */
+static int
+finish_setup (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  struct sync_msg msg;
+
+  if (set_oom_score_adj (ctx->state.pid, ctx->config->process, err) < 0)
+    return -1;
+  ctx->hook_state[0] = state_memfd (&ctx->state, STATUS_CREATING, err);
+  if (ctx->hook_state[0] < 0)
+    return -1;
+  ctx->hook_state[1] = state_memfd (&ctx->state, STATUS_CREATED, err);
+  if (ctx->hook_state[1] < 0)
+    return -1;
+  memset (&msg, 0, sizeof msg);
+  msg.type = SYNC_CGROUP_DONE;
+  if (sync_send (ctx->sock, &msg, ctx->hook_state, 2) < 0)
+    return agentrt_error (err, errno, "sync: the container init exited");
+  return serve_init (ctx, err);
+}
+
+static int
+check_request (const struct create_request *req, const struct oci_config *c,
+               agentrt_error_t *err)
+{
+  if (c->process && c->process->terminal && req->console_socket == NULL
+      && !req->keep_pty_master)
+    return agentrt_error (err, EINVAL, "process.terminal is true: "
+                          "--console-socket is required");
+  if (c->process && !c->process->terminal && req->console_socket)
+    return agentrt_error (err, EINVAL, "--console-socket given but "
+                          "process.terminal is false");
+  return 0;
+}
+
+/* Socket activation, like runc: fds passed to us under LISTEN_FDS are
+ * passed on after the --preserve-fds ones, and the container is told. */
+static int
+listen_fds (char **env)
+{
+  const char *v = getenv ("LISTEN_FDS");
+  int n = v ? atoi (v) : 0;
+  if (n <= 0)
+    return 0;
+  snprintf (env[0], 32, "LISTEN_FDS=%d", n);
+  snprintf (env[1], 32, "LISTEN_PID=1");
+  return n;
+}
+
+static int
+create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
+{
+  char listen_env[2][32];
+  char *extra_env[3] = { listen_env[0], listen_env[1], NULL };
+  int n_listen = listen_fds (extra_env);
+  struct create_plan_options po = {
+    .bundle = bundle,
+    .no_pivot = ctx->req->no_pivot,
+    .no_new_keyring = ctx->req->no_new_keyring,
+    .preserve_fds = ctx->req->preserve_fds + n_listen,
+    .extra_env = n_listen ? extra_env : NULL,
+    .cgroup = &ctx->cgroup,
+    .keyring_name = ctx->req->id,
+  };
+
+  cgroup_request_init (ctx);
+  if (create_plan_build (ctx->config, &po, &ctx->plan, err) < 0)
+    return -1;
+  if (state_dir_create (ctx->g->root, ctx->req->id, &ctx->rb.dir, err) < 0)
+    return -1;
+  ctx->rb.have_dir = true;
+  if (prepare_state (ctx, bundle, err) < 0 || make_exec_fifo (ctx, err) < 0
+      || spawn (ctx, err) < 0 || enter_cgroup (ctx, err) < 0
+      || finish_setup (ctx, err) < 0)
+    return -1;
+  if (ctx->req->pid_file
+      && write_pid_file (ctx->req->pid_file, ctx->state.pid, err) < 0)
+    return -1;
+  return 0;
+}
+
+int
+container_create (const struct global_options *g,
+                  const struct create_request *req, struct create_outcome *out,
+                  agentrt_error_t *err)
+{
+  cleanup_free char *bundle = realpath (req->bundle ? req->bundle : ".", NULL);
+  cleanup_free char *config_path = NULL;
+  struct create_ctx ctx;
+  int r;
+
+  memset (&ctx, 0, sizeof ctx);
+  ctx.g = g;
+  ctx.req = req;
+  ctx.sock = ctx.pty_master = -1;
+  ctx.hook_state[0] = ctx.hook_state[1] = -1;
+  if (bundle == NULL)
+    return agentrt_error (err, errno, "--bundle `%s`",
+                          req->bundle ? req->bundle : ".");
+  config_path = xasprintf ("%s/config.json", bundle);
+  ctx.config = oci_config_parse_file (config_path, err);
+  if (ctx.config == NULL)
+    return -1;
+  /* The container's processes must not be able to reach this one's memory
+   * or /proc/PID/exe while it sets them up (CVE-2019-5736). */
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    r = agentrt_error (err, errno, "prctl PR_SET_DUMPABLE");
+  else
+    r = check_request (req, ctx.config, err) < 0 ? -1 : create_in (&ctx, bundle, err);
+  if (r < 0)
+    {
+      rollback_run (&ctx.rb);
+      if (ctx.pty_master >= 0)
+        close (ctx.pty_master);
+    }
+  else
+    {
+      out->pid = ctx.state.pid;
+      out->pty_master = ctx.pty_master;
+      cgroup_free (ctx.rb.cgroup);
+      state_dir_close (&ctx.rb.dir);
+    }
+  if (ctx.sock >= 0)
+    close (ctx.sock);
+  if (ctx.hook_state[0] >= 0)
+    close (ctx.hook_state[0]);
+  if (ctx.hook_state[1] >= 0)
+    close (ctx.hook_state[1]);
+  create_plan_free (&ctx.plan);
+  oci_config_free (ctx.config);
+  free (ctx.state.id);
+  free (ctx.state.bundle);
+  free (ctx.state.rootfs);
+  free (ctx.state.created);
+  free (ctx.state.owner);
+  free (ctx.state.cgroup_path);
+  free (ctx.state.systemd_unit);
+  kv_list_free (&ctx.state.annotations);
+  return r;
+}

@@ -1,0 +1,274 @@
+/* Operations on an existing container: load, status, start, kill, delete
+ * (see container.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "runtime/cgroup.h"
+#include "runtime/container.h"
+#include "runtime/hooks.h"
+#include "runtime/log.h"
+#include "runtime/proc_util.h"
+
+int
+container_load (const struct global_options *g, const char *id,
+                struct container *c, agentrt_error_t *err)
+{
+  memset (c, 0, sizeof *c);
+  c->dir.dirfd = -1;
+  if (state_dir_open (g->root, id, &c->dir, err) < 0)
+    return -1;
+  c->state = state_dir_load (&c->dir, err);
+  if (c->state == NULL)
+    {
+      /* A create killed before it recorded anything: nothing runs. */
+      if ((*err)->status == ENOENT)
+        {
+          agentrt_error_release (err);
+          return 0;
+        }
+      state_dir_close (&c->dir);
+      return -1;
+    }
+  return 0;
+}
+
+void
+container_release (struct container *c)
+{
+  container_state_free (c->state);
+  c->state = NULL;
+  state_dir_close (&c->dir);
+}
+
+struct oci_config *
+container_config (struct container *c, agentrt_error_t *err)
+{
+  cleanup_free char *json = NULL;
+  struct oci_config *config;
+  size_t len;
+
+  json = state_dir_read (&c->dir, CONFIG_FILE, &len, err);
+  if (json == NULL)
+    return NULL;
+  config = oci_config_parse (json, len, CONFIG_FILE, err);
+  if (config == NULL)
+    agentrt_error_wrap (err, "`%s`", c->dir.path);
+  return config;
+}
+
+static struct cgroup *
+open_cgroup (struct container *c, agentrt_error_t *err)
+{
+  const struct cgroup_layout *layout;
+  if (c->state == NULL || c->state->cgroup_path == NULL)
+    return NULL;
+  layout = cgroup_layout_host (err);
+  if (layout == NULL)
+    return NULL;
+  return cgroup_open (layout, c->state->cgroup_path, c->state->systemd_unit,
+                      c->state->cgroup_owned, err);
+}
+
+enum container_status
+container_status (struct container *c)
+{
+  cleanup_error agentrt_error_t err = NULL;
+  struct cgroup *cg;
+  int frozen;
+
+  if (c->state == NULL || !proc_is_alive (c->state->pid, c->state->pid_start))
+    return STATUS_STOPPED;
+  if (faccessat (c->dir.dirfd, EXEC_FIFO, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+    return STATUS_CREATED;
+  cg = open_cgroup (c, &err);
+  if (cg == NULL)
+    return STATUS_RUNNING;
+  frozen = cgroup_frozen (cg, &err);
+  cgroup_free (cg);
+  return frozen > 0 ? STATUS_PAUSED : STATUS_RUNNING;
+}
+
+static int
+run_hooks_from_config (struct container *c, const char *kind,
+                       enum container_status status)
+{
+  cleanup_error agentrt_error_t err = NULL;
+  cleanup_oci_config struct oci_config *config = container_config (c, &err);
+  cleanup_free char *json = NULL;
+  const struct oci_hook_list *list;
+  struct hook_set set;
+  struct child_error cerr = { 0 };
+  int fd, r;
+
+  if (config == NULL)
+    {
+      log_warning ("%s hooks: %s", kind, err->msg);
+      return -1;
+    }
+  list = strcmp (kind, "poststart") == 0 ? &config->hooks.poststart
+                                          : &config->hooks.poststop;
+  if (list->len == 0)
+    return 0;
+  json = container_state_oci_json (c->state, status, false, &err);
+  fd = json ? hook_state_memfd (json, &err) : -1;
+  if (fd < 0)
+    {
+      log_warning ("%s hooks: %s", kind, err->msg);
+      return -1;
+    }
+  hook_set_build (list, kind, &set);
+  r = hook_set_run (&set, fd, &cerr);
+  hook_set_free (&set);
+  close (fd);
+  /* The runtime-spec makes poststart and poststop failures warnings. */
+  if (r < 0)
+    log_warning ("%s", cerr.msg);
+  return r;
+}
+
+/* Waits until the init has opened the fifo and written its byte. */
+static int
+await_fifo (int fifo, int pidfd, agentrt_error_t *err)
+{
+  for (;;)
+    {
+      struct pollfd p[2] = { { .fd = fifo, .events = POLLIN },
+                             { .fd = pidfd, .events = POLLIN } };
+      char byte;
+      ssize_t n;
+
+      if (poll (p, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return agentrt_error (err, errno, "wait for the container init");
+        }
+      if (p[0].revents & POLLIN)
+        {
+          n = read (fifo, &byte, 1);
+          if (n == 1)
+            return 0;
+          if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            continue;
+        }
+      if (p[1].revents & POLLIN)
+        return agentrt_error (err, ESRCH, "the container init exited before "
+                              "it was started");
+    }
+}
+
+int
+container_start (struct container *c, agentrt_error_t *err)
+{
+  enum container_status status = container_status (c);
+  cleanup_close int fifo = -1;
+  cleanup_close int pidfd = -1;
+
+  if (status != STATUS_CREATED)
+    return agentrt_error (err, EINVAL, "cannot start a container in the %s "
+                          "state", container_status_name (status));
+  pidfd = proc_pidfd_open_checked (c->state->pid, c->state->pid_start);
+  if (pidfd < 0)
+    return agentrt_error (err, -pidfd, "container init");
+  fifo = openat (c->dir.dirfd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fifo < 0)
+    return agentrt_error (err, errno, "open `%s/%s`", c->dir.path, EXEC_FIFO);
+  if (await_fifo (fifo, pidfd, err) < 0)
+    return -1;
+  if (unlinkat (c->dir.dirfd, EXEC_FIFO, 0) < 0)
+    return agentrt_error (err, errno, "remove `%s/%s`", c->dir.path, EXEC_FIFO);
+  run_hooks_from_config (c, "poststart", STATUS_RUNNING);
+  return 0;
+}
+
+static int
+signal_init (struct container *c, int sig, agentrt_error_t *err)
+{
+  cleanup_close int pidfd
+      = proc_pidfd_open_checked (c->state->pid, c->state->pid_start);
+  if (pidfd < 0)
+    return agentrt_error (err, -pidfd, "signal the container init");
+  if (syscall (SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0 && errno != ESRCH)
+    return agentrt_error (err, errno, "signal the container init");
+  return 0;
+}
+
+int
+container_kill (struct container *c, int sig, bool all, agentrt_error_t *err)
+{
+  enum container_status status = container_status (c);
+  struct cgroup *cg;
+  int r;
+
+  if (status == STATUS_STOPPED)
+    {
+      if (all)
+        return 0; /* engines send `kill --all ID 9` after the exit */
+      return agentrt_error (err, ESRCH, "container not running");
+    }
+  if (!all)
+    return signal_init (c, sig, err);
+  cg = open_cgroup (c, err);
+  if (cg == NULL)
+    return *err ? -1 : signal_init (c, sig, err);
+  r = cgroup_kill_all (cg, sig, err);
+  cgroup_free (cg);
+  return r;
+}
+
+/* SIGKILL to everything, then wait (bounded) for the init to be gone. */
+static int
+kill_everything (struct container *c, struct cgroup *cg, agentrt_error_t *err)
+{
+  cleanup_close int pidfd = -1;
+
+  if (c->state == NULL || c->state->pid <= 0)
+    return 0;
+  pidfd = proc_pidfd_open_checked (c->state->pid, c->state->pid_start);
+  if (cg && cgroup_kill_all (cg, SIGKILL, err) < 0)
+    return -1;
+  if (pidfd < 0)
+    return 0;
+  syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+  if (!proc_pidfd_wait (pidfd, 10000))
+    return agentrt_error (err, ETIMEDOUT, "the container init did not exit "
+                          "after SIGKILL");
+  return 0;
+}
+
+int
+container_delete (struct container *c, bool force, agentrt_error_t *err)
+{
+  enum container_status status = container_status (c);
+  struct cgroup *cg = NULL;
+  int r = 0;
+
+  if ((status == STATUS_RUNNING || status == STATUS_PAUSED) && !force)
+    return agentrt_error (err, EBUSY, "cannot delete container %s that is "
+                          "not stopped: %s", c->dir.id,
+                          container_status_name (status));
+  if (c->state && c->state->cgroup_path)
+    {
+      cg = open_cgroup (c, err);
+      if (cg == NULL)
+        return -1;
+    }
+  if (kill_everything (c, cg, err) < 0
+      || (cg && cgroup_destroy (cg, err) < 0))
+    r = -1;
+  cgroup_free (cg);
+  if (r < 0)
+    return -1;
+  if (c->state)
+    run_hooks_from_config (c, "poststop", STATUS_STOPPED);
+  return state_dir_remove (&c->dir, err);
+}

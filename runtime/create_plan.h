@@ -1,0 +1,56 @@
+/* Everything `create` computes before the container's init exists: the
+ * namespaces to join or create, the mounts, devices, sysctls, the process
+ * spec and the compiled seccomp filters, gathered into the struct
+ * init_plan the init reads.  Errors name the config.json field. */
+#ifndef AGENTRT_CREATE_PLAN_H
+#define AGENTRT_CREATE_PLAN_H
+
+#include <stdbool.h>
+
+#include "common/error.h"
+#include "oci/config.h"
+#include "runtime/cgroup.h"
+#include "runtime/init.h"
+#include "runtime/namespaces.h"
+
+struct create_plan_options
+{
+  const char *bundle;          /* absolute */
+  bool no_pivot;
+  bool no_new_keyring;
+  int preserve_fds;            /* --preserve-fds plus LISTEN_FDS */
+  char *const *extra_env;      /* appended to process.env (LISTEN_FDS...) */
+  const struct cgroup_request *cgroup; /* for the cgroup mounts */
+  /* seccomp programs installed before the bundle's own (agentrt's). */
+  const struct seccomp_program *extra_seccomp;
+  const char *keyring_name;
+};
+
+struct create_plan
+{
+  struct init_plan init;
+  struct ns_plan ns;
+  struct mount_plan mounts;
+  struct cgroup_mounts *cgroup_mounts;
+  struct device_node *devices;
+  char *rootfs;            /* absolute host path */
+  int rootfd;              /* O_PATH, for reading the image's /etc/passwd */
+  int devnull_fd;          /* the host's /dev/null */
+  struct seccomp_program *bundle_seccomp;
+  const struct seccomp_program *seccomp_list[2];
+  struct hook_set prestart;
+  struct hook_set create_runtime;
+};
+
+int create_plan_build (const struct oci_config *config,
+                       const struct create_plan_options *opts,
+                       struct create_plan *plan, agentrt_error_t *err);
+void create_plan_free (struct create_plan *plan);
+
+/* Checks linux.sysctl against the namespaces the container has, and turns
+ * each key into its /proc/sys path (exported for unit tests). */
+int create_plan_sysctls (const struct oci_config *config,
+                         struct sysctl_entry **out, size_t *n,
+                         agentrt_error_t *err);
+
+#endif

@@ -1,0 +1,65 @@
+/* Mounts as the init will perform them: computed by the runtime before the
+ * clone (option strings parsed, sources resolved, file-or-directory decided)
+ * so that the init only issues syscalls. */
+#ifndef AGENTRT_MOUNT_PLAN_H
+#define AGENTRT_MOUNT_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "oci/config.h"
+
+struct fs_param
+{
+  const char *key;
+  const char *value; /* NULL: a flag such as "nouuid" */
+};
+
+enum mount_kind
+{
+  MOUNT_KIND_FS,      /* a new filesystem instance: fsopen/fsmount */
+  MOUNT_KIND_BIND,    /* a copy of an existing tree: open_tree */
+  MOUNT_KIND_CGROUP,  /* type "cgroup": expanded from the cgroup layout */
+};
+
+struct mount_step
+{
+  enum mount_kind kind;
+  const char *destination; /* container path */
+  const char *source;      /* host path (bind) or fs source name */
+  const char *fstype;
+  bool recursive;          /* rbind */
+  bool dest_is_file;       /* the mountpoint to create is a file */
+  bool copy_up;            /* tmpcopyup: copy what the mount hides into it */
+  uint64_t attr_set;       /* MOUNT_ATTR_* for the mount itself */
+  uint64_t attr_clr;
+  uint64_t rattr_set;      /* rro, rnosuid...: for every submount too */
+  uint64_t rattr_clr;
+  unsigned long propagation; /* MS_SHARED|MS_SLAVE|MS_PRIVATE|MS_UNBINDABLE */
+  bool propagation_recursive;
+  struct fs_param *params;
+  size_t n_params;
+};
+
+struct mount_plan
+{
+  struct mount_step *steps;
+  size_t n_steps;
+  bool dev_is_bind;   /* /dev comes from the host: create no device nodes */
+  bool has_dev_mount; /* /dev is a mount of the bundle */
+  bool has_pts;       /* /dev/pts is a devpts mount (for the ptmx link) */
+  char **strings;     /* owned strings the steps point into */
+  size_t n_strings;
+};
+
+/* Builds the plan from config->mounts; bind sources relative to the bundle
+ * are made absolute; a bind source that does not exist is an error naming
+ * mounts[i].source.  mount_label (SELinux) is added to fs mounts that take
+ * a context. */
+int mount_plan_build (const struct oci_config *config, const char *bundle,
+                      struct mount_plan *plan, agentrt_error_t *err);
+void mount_plan_free (struct mount_plan *plan);
+
+#endif

@@ -1,0 +1,33 @@
+/* Facts about host processes: start times (to detect pid reuse), liveness,
+ * pidfds, waiting with a timeout, and signal names. */
+#ifndef AGENTRT_PROC_UTIL_H
+#define AGENTRT_PROC_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+
+/* starttime (field 22 of /proc/PID/stat) and the state letter.  Returns
+ * -ENOENT/-ESRCH when the process is gone. */
+int proc_stat_read (pid_t pid, uint64_t *start_time, char *state);
+
+/* True when pid exists, is not a zombie, and has the recorded start time. */
+bool proc_is_alive (pid_t pid, uint64_t start_time);
+
+/* pidfd_open; -errno on failure. */
+int proc_pidfd_open (pid_t pid);
+
+/* Opens a pidfd for pid only if it is still the process that started at
+ * start_time (a pidfd pins the identity from then on).  -ESRCH if not. */
+int proc_pidfd_open_checked (pid_t pid, uint64_t start_time);
+
+/* Waits until the pidfd's process exits, up to timeout_ms (-1: forever).
+ * Returns 1 when it exited, 0 on timeout. */
+int proc_pidfd_wait (int pidfd, int timeout_ms);
+
+/* "KILL", "SIGKILL", "9", "SIGRTMIN+3" -> signal number; -1 if unknown. */
+int signal_parse (const char *name);
+
+#endif

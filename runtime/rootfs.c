@@ -1,0 +1,576 @@
+/* Mounts of the container's filesystem view (see rootfs.h).  Every mount is
+ * made detached (fsmount or open_tree), configured, then attached with
+ * move_mount onto an fd resolved inside the rootfs: a symlink swapped in
+ * after resolution cannot redirect it (the CVE-2021-30465 class). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime/copyup.h"
+#include "runtime/path_resolve.h"
+#include "runtime/rootfs.h"
+
+#define FSMOUNT_ATTRS                                                       \
+  (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV                 \
+   | MOUNT_ATTR_NOEXEC | MOUNT_ATTR__ATIME | MOUNT_ATTR_NODIRATIME          \
+   | MOUNT_ATTR_NOSYMFOLLOW)
+
+static void
+close_quietly (int fd)
+{
+  if (fd >= 0)
+    close (fd);
+}
+
+/* Appends the filesystem's own explanation (the fs context log) to cerr:
+ * "tmpfs: Bad value for 'size'" says more than EINVAL. */
+static int
+fs_error (struct child_error *cerr, int fsfd, int status, const char *what,
+          const char *dest)
+{
+  char log[256];
+  ssize_t n = fsfd >= 0 ? read (fsfd, log, sizeof log - 1) : -1;
+  if (n > 2)
+    {
+      log[n] = '\0';
+      if (log[n - 1] == '\n')
+        log[n - 1] = '\0';
+      return child_error (cerr, status, "%s on `%s` (%s)", what, dest, log + 2);
+    }
+  return child_error (cerr, status, "%s on `%s`", what, dest);
+}
+
+static int
+set_attrs (int mfd, uint64_t set, uint64_t clr, bool recursive)
+{
+  struct mount_attr attr = { .attr_set = set, .attr_clr = clr };
+  if (set == 0 && clr == 0)
+    return 0;
+  return mount_setattr (mfd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0),
+                        &attr, sizeof attr);
+}
+
+static int
+set_propagation (int mfd, unsigned long propagation, bool recursive)
+{
+  struct mount_attr attr = { .propagation = propagation };
+  if (propagation == 0)
+    return 0;
+  return mount_setattr (mfd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0),
+                        &attr, sizeof attr);
+}
+
+/* A new filesystem instance, detached, with its parameters applied. */
+static int
+make_fs_mount (const struct mount_step *s, struct child_error *cerr)
+{
+  int fsfd, mfd;
+  size_t i;
+
+  fsfd = fsopen (s->fstype, FSOPEN_CLOEXEC);
+  if (fsfd < 0)
+    return child_error (cerr, errno, "mount `%s` on `%s`", s->fstype,
+                        s->destination);
+  if (fsconfig (fsfd, FSCONFIG_SET_STRING, "source", s->source, 0) < 0)
+    {
+      fs_error (cerr, fsfd, errno, "mount source", s->destination);
+      close (fsfd);
+      return -1;
+    }
+  for (i = 0; i < s->n_params; i++)
+    {
+      const struct fs_param *p = &s->params[i];
+      int r = p->value ? fsconfig (fsfd, FSCONFIG_SET_STRING, p->key, p->value, 0)
+                       : fsconfig (fsfd, FSCONFIG_SET_FLAG, p->key, NULL, 0);
+      if (r < 0)
+        {
+          fs_error (cerr, fsfd, errno, "mount option", s->destination);
+          close (fsfd);
+          return -1;
+        }
+    }
+  if (fsconfig (fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+    {
+      fs_error (cerr, fsfd, errno, "mount", s->destination);
+      close (fsfd);
+      return -1;
+    }
+  mfd = fsmount (fsfd, FSMOUNT_CLOEXEC,
+                 (unsigned int) (s->attr_set & FSMOUNT_ATTRS));
+  if (mfd < 0)
+    fs_error (cerr, fsfd, errno, "mount", s->destination);
+  close (fsfd);
+  return mfd;
+}
+
+static int
+make_bind_mount (const char *source, bool recursive, const char *dest,
+                 struct child_error *cerr)
+{
+  int mfd = open_tree (AT_FDCWD, source,
+                       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
+                           | (recursive ? AT_RECURSIVE : 0));
+  if (mfd < 0)
+    return child_error (cerr, errno, "bind mount `%s` on `%s`", source, dest);
+  return mfd;
+}
+
+/* sysfs cannot be mounted from a user namespace that does not own the
+ * network namespace; like runc, show the host's /sys read-only instead. */
+static bool
+sysfs_needs_bind (const struct mount_step *s, int err)
+{
+  return err == EPERM && s->kind == MOUNT_KIND_FS
+         && strcmp (s->fstype, "sysfs") == 0;
+}
+
+static int
+resolve_destination (int rootfd, const struct mount_step *s,
+                     struct child_error *cerr)
+{
+  int fd;
+  bool strict = s->kind == MOUNT_KIND_FS
+                && (strcmp (s->fstype, "proc") == 0
+                    || strcmp (s->fstype, "sysfs") == 0);
+
+  /* proc and sysfs must land exactly where named: a symlink there is how
+   * CVE-2019-16884/19921 redirected them. */
+  if (strict)
+    {
+      fd = path_open_in_root_nofollow (rootfd, s->destination,
+                                       O_PATH | O_DIRECTORY);
+      if (fd == -ENOENT)
+        {
+          fd = path_ensure_in_root (rootfd, s->destination, PATH_KIND_DIR);
+          if (fd >= 0)
+            {
+              close (fd);
+              fd = path_open_in_root_nofollow (rootfd, s->destination,
+                                               O_PATH | O_DIRECTORY);
+            }
+        }
+    }
+  else
+    fd = path_ensure_in_root (rootfd, s->destination,
+                              s->dest_is_file ? PATH_KIND_FILE : PATH_KIND_DIR);
+  if (fd < 0)
+    return child_error (cerr, -fd, "mount destination `%s`%s", s->destination,
+                        strict && (fd == -ELOOP || fd == -ENOTDIR)
+                            ? " must be a directory, not a symlink"
+                            : "");
+  return fd;
+}
+
+static int
+attach (int mfd, int destfd, const char *dest, struct child_error *cerr)
+{
+  if (move_mount (mfd, "", destfd, "",
+                  MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
+      < 0)
+    return child_error (cerr, errno, "attach mount on `%s`", dest);
+  return 0;
+}
+
+static int
+mount_step (int rootfd, const struct mount_step *s, struct child_error *cerr)
+{
+  int destfd, mfd = -1, hidden = -1, r = -1;
+
+  destfd = resolve_destination (rootfd, s, cerr);
+  if (destfd < 0)
+    return -1;
+  if (s->copy_up)
+    {
+      /* What the new mount will hide, opened before it is hidden. */
+      hidden = openat (destfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (hidden < 0)
+        {
+          child_error (cerr, errno, "tmpcopyup: open `%s`", s->destination);
+          goto out;
+        }
+    }
+
+  if (s->kind == MOUNT_KIND_BIND)
+    mfd = make_bind_mount (s->source, s->recursive, s->destination, cerr);
+  else
+    {
+      mfd = make_fs_mount (s, cerr);
+      if (mfd < 0 && sysfs_needs_bind (s, cerr->status))
+        mfd = make_bind_mount ("/sys", true, s->destination, cerr);
+    }
+  if (mfd < 0)
+    goto out;
+
+  if (set_attrs (mfd, s->attr_set, s->attr_clr, false) < 0
+      || set_attrs (mfd, s->rattr_set, s->rattr_clr, true) < 0)
+    {
+      child_error (cerr, errno, "set mount options of `%s`", s->destination);
+      goto out;
+    }
+  if (attach (mfd, destfd, s->destination, cerr) < 0)
+    goto out;
+  if (set_propagation (mfd, s->propagation, s->propagation_recursive) < 0)
+    {
+      child_error (cerr, errno, "set propagation of `%s`", s->destination);
+      goto out;
+    }
+  if (s->copy_up && copyup_tree (hidden, mfd, s->destination, cerr) < 0)
+    goto out;
+  r = 0;
+out:
+  close_quietly (hidden);
+  close_quietly (mfd);
+  close (destfd);
+  return r;
+}
+
+/* A fresh cgroup instance: "cpu,cpuacct" becomes one fsconfig flag per
+ * controller, "name=systemd" a key/value; split in a stack buffer. */
+static int
+make_cgroup_mount (const struct cgroup_mount *e, const char *dest,
+                   uint64_t attrs, struct child_error *cerr)
+{
+  struct fs_param params[16];
+  struct mount_step sub;
+  char buf[256];
+  char *tok, *save = NULL;
+  size_t n = 0;
+
+  if (e->data && strlen (e->data) >= sizeof buf)
+    return child_error (cerr, ENAMETOOLONG, "cgroup options for `%s`", dest);
+  strcpy (buf, e->data ? e->data : "");
+  for (tok = strtok_r (buf, ",", &save); tok && n < 16;
+       tok = strtok_r (NULL, ",", &save))
+    {
+      char *eq = strchr (tok, '=');
+      if (eq)
+        *eq = '\0';
+      params[n].key = tok;
+      params[n].value = eq ? eq + 1 : NULL;
+      n++;
+    }
+  memset (&sub, 0, sizeof sub);
+  sub.kind = MOUNT_KIND_FS;
+  sub.fstype = e->fstype;
+  sub.source = "cgroup";
+  sub.destination = dest;
+  sub.attr_set = attrs;
+  sub.params = params;
+  sub.n_params = n;
+  return make_fs_mount (&sub, cerr);
+}
+
+/* One cgroup hierarchy: a fresh instance inside a cgroup namespace (it then
+ * shows the namespace's root), else a bind of the container's directory. */
+static int
+mount_cgroup_entry (int dirfd, const struct cgroup_mount *e,
+                    const struct rootfs_spec *spec, const struct mount_step *s,
+                    struct child_error *cerr)
+{
+  uint64_t attrs = s->attr_set | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+                   | MOUNT_ATTR_NOEXEC;
+  int destfd, mfd, r;
+
+  if (e->dir[0])
+    destfd = path_ensure_in_root (dirfd, e->dir, PATH_KIND_DIR);
+  else
+    destfd = openat (dirfd, ".", O_PATH | O_CLOEXEC);
+  if (destfd < 0)
+    return child_error (cerr, destfd == -1 ? errno : -destfd,
+                        "cgroup mount `%s/%s`", s->destination, e->dir);
+
+  if (spec->cgroup_ns)
+    mfd = make_cgroup_mount (e, s->destination, attrs, cerr);
+  else
+    mfd = make_bind_mount (e->host_path, false, s->destination, cerr);
+  if (mfd < 0)
+    {
+      close (destfd);
+      return -1;
+    }
+  r = set_attrs (mfd, attrs, s->attr_clr, false);
+  if (r < 0)
+    child_error (cerr, errno, "cgroup mount options on `%s`", s->destination);
+  else
+    r = attach (mfd, destfd, s->destination, cerr);
+  close (mfd);
+  close (destfd);
+  return r;
+}
+
+/* v1 and hybrid: a small tmpfs holding one directory per hierarchy plus
+ * the links of co-mounted controllers ("cpu" -> "cpu,cpuacct"). */
+static int
+mount_cgroup_tmpfs (int rootfd, const struct cgroup_mounts *cg,
+                    const struct mount_step *s, int *dirfd,
+                    struct child_error *cerr)
+{
+  struct fs_param mode = { .key = "mode", .value = "755" };
+  struct mount_step base;
+  size_t i, k;
+
+  memset (&base, 0, sizeof base);
+  base.kind = MOUNT_KIND_FS;
+  base.fstype = "tmpfs";
+  base.source = "tmpfs";
+  base.destination = s->destination;
+  base.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
+  base.params = &mode;
+  base.n_params = 1;
+  if (mount_step (rootfd, &base, cerr) < 0)
+    return -1;
+  *dirfd = path_open_in_root (rootfd, s->destination, O_PATH | O_DIRECTORY);
+  if (*dirfd < 0)
+    return child_error (cerr, -*dirfd, "cgroup mount `%s`", s->destination);
+  for (i = 0; i < cg->len; i++)
+    for (k = 0; cg->items[i].links && cg->items[i].links[k]; k++)
+      if (symlinkat (cg->items[i].dir, *dirfd, cg->items[i].links[k]) < 0
+          && errno != EEXIST)
+        return child_error (cerr, errno, "cgroup link `%s/%s`", s->destination,
+                            cg->items[i].links[k]);
+  return 0;
+}
+
+static int
+mount_cgroups (int rootfd, const struct rootfs_spec *spec,
+               const struct mount_step *s, struct child_error *cerr)
+{
+  const struct cgroup_mounts *cg = spec->cgroups;
+  int dirfd = -1, r = 0;
+  size_t i;
+
+  if (cg == NULL || cg->len == 0)
+    return child_error (cerr, ENOENT, "cgroup mount `%s`: no cgroup "
+                        "hierarchy", s->destination);
+  if (cg->tmpfs)
+    {
+      if (mount_cgroup_tmpfs (rootfd, cg, s, &dirfd, cerr) < 0)
+        {
+          close_quietly (dirfd);
+          return -1;
+        }
+    }
+  else
+    {
+      dirfd = path_ensure_in_root (rootfd, s->destination, PATH_KIND_DIR);
+      if (dirfd < 0)
+        return child_error (cerr, -dirfd, "cgroup mount `%s`", s->destination);
+    }
+  for (i = 0; i < cg->len && r == 0; i++)
+    r = mount_cgroup_entry (dirfd, &cg->items[i], spec, s, cerr);
+  /* the tmpfs itself becomes read-only once populated */
+  if (r == 0 && cg->tmpfs && (s->attr_set & MOUNT_ATTR_RDONLY)
+      && set_attrs (dirfd, MOUNT_ATTR_RDONLY, 0, false) < 0)
+    r = child_error (cerr, errno, "read-only `%s`", s->destination);
+  close (dirfd);
+  return r;
+}
+
+int
+rootfs_prepare (const struct rootfs_spec *spec, int *rootfd,
+                struct child_error *cerr)
+{
+  unsigned long flags = spec->root_propagation;
+  int mfd, fd;
+
+  /* Nothing done from here on may propagate back to the host. */
+  if (flags == 0 || (flags & MS_SHARED))
+    flags = MS_SLAVE | MS_REC;
+  if (mount (NULL, "/", NULL, flags, NULL) < 0)
+    return child_error (cerr, errno, "set propagation of `/`");
+
+  mfd = make_bind_mount (spec->rootfs, true, spec->rootfs, cerr);
+  if (mfd < 0)
+    return -1;
+  fd = open (spec->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      close (mfd);
+      return child_error (cerr, errno, "open rootfs `%s`", spec->rootfs);
+    }
+  if (attach (mfd, fd, spec->rootfs, cerr) < 0)
+    {
+      close (mfd);
+      close (fd);
+      return -1;
+    }
+  close (fd);
+  /* The mount fd now is the attached rootfs mount itself. */
+  *rootfd = mfd;
+  return 0;
+}
+
+int
+rootfs_mount_all (const struct rootfs_spec *spec, int rootfd,
+                  struct child_error *cerr)
+{
+  size_t i;
+  for (i = 0; i < spec->mounts->n_steps; i++)
+    {
+      const struct mount_step *s = &spec->mounts->steps[i];
+      int r = s->kind == MOUNT_KIND_CGROUP ? mount_cgroups (rootfd, spec, s, cerr)
+                                           : mount_step (rootfd, s, cerr);
+      if (r < 0)
+        return -1;
+    }
+  return 0;
+}
+
+int
+rootfs_pivot (const struct rootfs_spec *spec, int rootfd,
+              struct child_error *cerr)
+{
+  if (fchdir (rootfd) < 0)
+    return child_error (cerr, errno, "chdir to rootfs");
+  if (spec->no_pivot)
+    {
+      if (mount (".", "/", NULL, MS_MOVE, NULL) < 0)
+        return child_error (cerr, errno, "move rootfs to `/`");
+      if (chroot (".") < 0)
+        return child_error (cerr, errno, "chroot");
+    }
+  else
+    {
+      /* pivot_root(".", "."): the old root ends up stacked under the new
+       * one, and is detached without ever being named. */
+      if (syscall (SYS_pivot_root, ".", ".") < 0)
+        return child_error (cerr, errno, "pivot_root");
+      if (mount (NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+        return child_error (cerr, errno, "make old root a slave");
+      if (umount2 (".", MNT_DETACH) < 0)
+        return child_error (cerr, errno, "detach old root");
+    }
+  if (chdir ("/") < 0)
+    return child_error (cerr, errno, "chdir to `/`");
+  return 0;
+}
+
+static int
+mask_path (int rootfd, const char *path, int devnull, struct child_error *cerr)
+{
+  struct stat st;
+  int fd, mfd, r;
+
+  fd = path_open_in_root (rootfd, path, O_PATH);
+  if (fd == -ENOENT)
+    return 0; /* nothing to hide */
+  if (fd < 0)
+    return child_error (cerr, -fd, "masked path `%s`", path);
+  if (fstat (fd, &st) < 0)
+    {
+      close (fd);
+      return child_error (cerr, errno, "masked path `%s`", path);
+    }
+  if (S_ISDIR (st.st_mode))
+    {
+      struct mount_step s = { .kind = MOUNT_KIND_FS, .fstype = "tmpfs",
+                              .source = "tmpfs", .destination = path,
+                              .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+                                          | MOUNT_ATTR_NODEV
+                                          | MOUNT_ATTR_NOEXEC };
+      struct fs_param size = { .key = "size", .value = "0" };
+      s.params = &size;
+      s.n_params = 1;
+      mfd = make_fs_mount (&s, cerr);
+    }
+  else
+    {
+      /* The host's /dev/null, opened and checked by the runtime: the
+       * container's own /dev/null could be anything (CVE-2025-31133). */
+      mfd = open_tree (devnull, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
+                                         | AT_EMPTY_PATH);
+      if (mfd < 0)
+        child_error (cerr, errno, "mask `%s` with /dev/null", path);
+    }
+  if (mfd < 0)
+    {
+      close (fd);
+      return -1;
+    }
+  r = attach (mfd, fd, path, cerr);
+  close (mfd);
+  close (fd);
+  return r;
+}
+
+static int
+readonly_path (int rootfd, const char *path, struct child_error *cerr)
+{
+  int fd, mfd, r;
+
+  fd = path_open_in_root (rootfd, path, O_PATH);
+  if (fd == -ENOENT)
+    return 0;
+  if (fd < 0)
+    return child_error (cerr, -fd, "read-only path `%s`", path);
+  mfd = open_tree (fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH
+                               | AT_RECURSIVE);
+  if (mfd < 0)
+    r = child_error (cerr, errno, "read-only path `%s`", path);
+  else if (set_attrs (mfd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+                               | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                      0, true)
+           < 0)
+    r = child_error (cerr, errno, "read-only path `%s`", path);
+  else
+    r = attach (mfd, fd, path, cerr);
+  close_quietly (mfd);
+  close (fd);
+  return r;
+}
+
+int
+rootfs_finalize (const struct rootfs_spec *spec, struct child_error *cerr)
+{
+  int rootfd;
+  size_t i;
+  int r = 0;
+
+  rootfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    return child_error (cerr, errno, "open `/`");
+  for (i = 0; r == 0 && i < spec->n_masked_paths; i++)
+    r = mask_path (rootfd, spec->masked_paths[i], spec->host_devnull_fd, cerr);
+  for (i = 0; r == 0 && i < spec->n_readonly_paths; i++)
+    r = readonly_path (rootfd, spec->readonly_paths[i], cerr);
+  if (r == 0 && spec->root_propagation
+      && mount (NULL, "/", NULL, spec->root_propagation, NULL) < 0)
+    r = child_error (cerr, errno, "set rootfs propagation");
+  if (r == 0 && spec->readonly && set_attrs (rootfd, MOUNT_ATTR_RDONLY, 0, false) < 0)
+    r = child_error (cerr, errno, "make the root filesystem read-only");
+  close (rootfd);
+  return r;
+}
+
+int
+rootfs_bind_fd (int rootfd, int fd, const char *path, struct child_error *cerr)
+{
+  int destfd, mfd, r;
+
+  destfd = path_open_in_root_nofollow (rootfd, path, O_PATH);
+  if (destfd == -ENOENT)
+    {
+      destfd = path_ensure_in_root (rootfd, path, PATH_KIND_FILE);
+      if (destfd >= 0)
+        {
+          close (destfd);
+          destfd = path_open_in_root_nofollow (rootfd, path, O_PATH);
+        }
+    }
+  if (destfd < 0)
+    return child_error (cerr, -destfd, "bind mount on `%s`", path);
+  mfd = open_tree (fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+  if (mfd < 0)
+    r = child_error (cerr, errno, "bind mount on `%s`", path);
+  else
+    r = attach (mfd, destfd, path, cerr);
+  close_quietly (mfd);
+  close (destfd);
+  return r;
+}

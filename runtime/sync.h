@@ -1,0 +1,56 @@
+/* The sync socket between the runtime and the container's init while the
+ * container is being created: fixed-size messages, optionally carrying fds
+ * (SCM_RIGHTS).  Both sides use it, so nothing here allocates. */
+#ifndef AGENTRT_SYNC_H
+#define AGENTRT_SYNC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "runtime/child_error.h"
+
+enum sync_type
+{
+  SYNC_MAP_IDS = 1,   /* init -> runtime: write my uid/gid maps */
+  SYNC_MAP_IDS_DONE,  /* runtime -> init */
+  SYNC_INIT_PID,      /* init -> runtime: value = the init's pid */
+  SYNC_CGROUP_DONE,   /* runtime -> init: in the cgroup; fds = hook stdin */
+  SYNC_RUN_HOOKS,     /* init -> runtime: run prestart/createRuntime now */
+  SYNC_HOOKS_DONE,    /* runtime -> init */
+  SYNC_NETNS,         /* init -> runtime: fds = outer netns, listeners */
+  SYNC_PTY_MASTER,    /* init -> runtime: fds = terminal master */
+  SYNC_SECCOMP_FD,    /* init -> runtime: fds = seccomp notify listener */
+  SYNC_SECCOMP_DONE,  /* runtime -> init: listener handed over */
+  SYNC_READY,         /* init -> runtime: waiting for `start` */
+  SYNC_ERROR,         /* either way: error holds the reason */
+};
+
+#define SYNC_MAX_FDS 4
+
+struct sync_msg
+{
+  uint32_t type;
+  int32_t value;
+  struct child_error error;
+};
+
+/* Sends msg with nfds fds; -errno on failure. */
+int sync_send (int sock, const struct sync_msg *msg, const int *fds, int nfds);
+/* Receives one message; fds receive up to SYNC_MAX_FDS descriptors (set to -1
+ * when absent; received fds are O_CLOEXEC).  Returns -EPIPE on EOF. */
+int sync_recv (int sock, struct sync_msg *msg, int *fds, int *nfds);
+
+/* Like sync_recv; *sender receives the sending process's pid as the kernel
+ * translates it into the receiver's pid namespace (the socket must have
+ * SO_PASSCRED set: see sync_enable_credentials). */
+int sync_recv_from (int sock, struct sync_msg *msg, int *fds, int *nfds,
+                    pid_t *sender);
+int sync_enable_credentials (int sock);
+
+/* Convenience: a message with only a type and value. */
+int sync_send_simple (int sock, enum sync_type type, int32_t value);
+/* Receives and checks the type; an SYNC_ERROR is copied to cerr. */
+int sync_expect (int sock, enum sync_type type, struct sync_msg *msg, int *fds,
+                 int *nfds, struct child_error *cerr);
+
+#endif
