@@ -357,12 +357,12 @@ spawn (struct create_ctx *ctx, agentrt_error_t *err)
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
     return agentrt_error (err, errno, "socketpair");
   ctx->sock = pair[0];
-  ctx->plan.init.sync_sock = pair[1];
+  ctx->plan.init.stage.sync_sock = pair[1];
   sr.parent_sock = pair[0];
   sr.child_sock = pair[1];
   pid = spawn_init (&sr, err);
   close (pair[1]);
-  ctx->plan.init.sync_sock = -1;
+  ctx->plan.init.stage.sync_sock = -1;
   if (pid < 0)
     return -1;
   ctx->rb.pid = pid;

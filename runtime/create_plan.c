@@ -297,9 +297,10 @@ plan_process (const struct oci_config *config,
                               "is supported");
       spec->has_personality = true;
     }
-  plan->init.terminal = p->terminal;
-  plan->init.console_rows = (unsigned short) p->console_height;
-  plan->init.console_cols = (unsigned short) p->console_width;
+  plan->init.stage.process = spec;
+  plan->init.stage.terminal = p->terminal;
+  plan->init.stage.console_rows = (unsigned short) p->console_height;
+  plan->init.stage.console_cols = (unsigned short) p->console_width;
   return 0;
 }
 
@@ -328,8 +329,8 @@ plan_seccomp (const struct oci_config *config,
       str_list_free (&notes);
       plan->seccomp_list[n++] = plan->bundle_seccomp;
     }
-  plan->init.seccomp = plan->seccomp_list;
-  plan->init.n_seccomp = n;
+  plan->init.stage.seccomp = plan->seccomp_list;
+  plan->init.stage.n_seccomp = n;
   return 0;
 }
 
@@ -340,7 +341,7 @@ create_plan_build (const struct oci_config *config,
 {
   memset (plan, 0, sizeof *plan);
   plan->rootfd = plan->devnull_fd = -1;
-  plan->init.sync_sock = plan->init.exec_fifo_fd = -1;
+  plan->init.stage.sync_sock = plan->init.exec_fifo_fd = -1;
   plan->init.create_container_state = plan->init.start_container_state = -1;
   ns_plan_build (NULL, &plan->ns, NULL);
 

@@ -12,7 +12,7 @@
 #include "runtime/hooks.h"
 #include "runtime/process_setup.h"
 #include "runtime/rootfs.h"
-#include "runtime/seccomp.h"
+#include "runtime/process_stage.h"
 
 struct sysctl_entry
 {
@@ -23,7 +23,6 @@ struct sysctl_entry
 
 struct init_plan
 {
-  int sync_sock;
   int exec_fifo_fd;           /* O_PATH fd to the state dir's exec.fifo */
   bool cgroup_ns;             /* unshare(CLONE_NEWCGROUP) once placed */
   bool detach_netns_for_egress;
@@ -39,11 +38,7 @@ struct init_plan
   struct sysctl_entry *sysctls;
   size_t n_sysctls;
   struct process_spec process;
-  const struct seccomp_program *const *seccomp; /* in load order */
-  size_t n_seccomp;
-  bool terminal;
-  unsigned short console_rows;
-  unsigned short console_cols;
+  struct process_stage stage; /* points at process and the seccomp list */
 };
 
 /* spawn_request.init_fn for `create`: arg is the struct init_plan. */

@@ -21,6 +21,7 @@ libruntime_a_SOURCES = \
 	runtime/path_resolve.c runtime/path_resolve.h \
 	runtime/proc_util.c runtime/proc_util.h \
 	runtime/process_setup.c runtime/process_setup.h \
+	runtime/process_stage.c runtime/process_stage.h \
 	runtime/rootfs.c runtime/rootfs.h \
 	runtime/spawn.c runtime/spawn.h \
 	runtime/state_store.c runtime/state_store.h \
