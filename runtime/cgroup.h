@@ -152,7 +152,7 @@ struct cgroup_blkio_entry
 
 struct cgroup_hugetlb_stats
 {
-  char page_size[16]; /* "2MB" */
+  char page_size[32]; /* "2MB" */
   uint64_t usage;
   uint64_t max_usage;
   uint64_t failcnt;
@@ -212,6 +212,7 @@ struct cgroup_watch_counts
   uint64_t pids_max;
 };
 
+/* cg must outlive the watch. */
 struct cgroup_watch *cgroup_watch_open (struct cgroup *cg,
                                         agentrt_error_t *err);
 int cgroup_watch_fd (const struct cgroup_watch *w);

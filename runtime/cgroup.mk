@@ -1,1 +1,23 @@
-# runtime/cgroup*: cgroup v1, v2, hybrid and systemd management.
+# runtime/cgroup*: cgroup v1, v2, hybrid and systemd management, and the
+# v2 device eBPF program (runtime/bpf_devices*).  The agentrt binary links
+# libcgroup.a (with $(SYSTEMD_LIBS)).
+noinst_LIBRARIES += libcgroup.a
+libcgroup_a_SOURCES = \
+	runtime/cgroup.h runtime/cgroup_internal.h \
+	runtime/cgroup.c \
+	runtime/cgroup_layout.c \
+	runtime/cgroup_path.c \
+	runtime/cgroup_fs.c \
+	runtime/cgroup_create.c \
+	runtime/cgroup_resources.c \
+	runtime/cgroup_cpu.c \
+	runtime/cgroup_resources_io.c \
+	runtime/cgroup_devices.c \
+	runtime/cgroup_signal.c \
+	runtime/cgroup_stats.c \
+	runtime/cgroup_watch.c \
+	runtime/cgroup_systemd.c \
+	runtime/bpf_devices.c runtime/bpf_devices.h
+libcgroup_a_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS)
+
+CGROUP_TEST_LIBS = libcgroup.a liboci.a libcommon.a $(YAJL_LIBS) $(SYSTEMD_LIBS)

@@ -1,0 +1,267 @@
+/* Creating the container's cgroup directories in every hierarchy, with what
+ * each needs before a process can join (v1 cpuset.cpus/mems copied from the
+ * parent, v2 controllers enabled in the ancestors' subtree_control), and
+ * removing exactly the directories a failed create made. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "runtime/cgroup_internal.h"
+
+/* Number of components of an absolute path ("/a/b" -> 2). */
+static int
+path_depth (const char *path)
+{
+  int n = 0;
+  for (const char *p = path; *p; p++)
+    if (*p == '/' && p[1] != '\0')
+      n++;
+  return n;
+}
+
+/* mount_point + the first `levels` components of path. */
+static char *
+prefix_path (const char *mount_point, const char *path, int levels)
+{
+  const char *p = path;
+  for (int i = 0; i < levels && *p; i++)
+    {
+      p++;
+      p += strcspn (p, "/");
+    }
+  return xasprintf ("%s%.*s", mount_point, (int) (p - path), path);
+}
+
+/* mkdir -p of the container path; *first is the level (0-based) of the
+ * first directory created, -1 when all existed.  Retries when a parent
+ * vanishes under us (a concurrent failed create removing what it made). */
+static int
+mkdir_chain (const char *mount_point, const char *path, int *first,
+             agentrt_error_t *err)
+{
+  int depth = path_depth (path);
+  cleanup_free char *leaf = prefix_path (mount_point, path, depth);
+
+  *first = -1;
+  if (mkdir (leaf, 0755) == 0)
+    {
+      *first = depth - 1;
+      return 0;
+    }
+  if (errno == EEXIST)
+    return 0;
+  if (errno != ENOENT)
+    return agentrt_error (err, errno, "create cgroup `%s`", leaf);
+  for (int attempt = 0; attempt < 5; attempt++)
+    {
+      int level;
+      *first = -1;
+      for (level = 1; level <= depth; level++)
+        {
+          cleanup_free char *dir = prefix_path (mount_point, path, level);
+          if (mkdir (dir, 0755) == 0)
+            {
+              if (*first < 0)
+                *first = level - 1;
+            }
+          else if (errno == ENOENT)
+            break;
+          else if (errno != EEXIST)
+            return agentrt_error (err, errno, "create cgroup `%s`", dir);
+        }
+      if (level > depth)
+        return 0;
+    }
+  return agentrt_error (err, ENOENT, "create cgroup `%s`", leaf);
+}
+
+/* v1 cpuset: a new cgroup has empty cpus/mems and refuses tasks until they
+ * are set; copy the parent's into every level created. */
+static int
+init_cpuset (const char *mount_point, const char *path, int first,
+             agentrt_error_t *err)
+{
+  static const char *const files[] = { "cpuset.cpus", "cpuset.mems" };
+  int depth = path_depth (path);
+
+  for (int level = first; level < depth; level++)
+    {
+      cleanup_free char *parent = prefix_path (mount_point, path, level);
+      cleanup_free char *child = prefix_path (mount_point, path, level + 1);
+      struct cg_dir pd = { .path = parent }, cd = { .path = child };
+      cleanup_close int pfd = open (parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      cleanup_close int cfd = open (child, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+      if (pfd < 0 || cfd < 0)
+        return agentrt_error (err, errno, "open cgroup `%s`",
+                              pfd < 0 ? parent : child);
+      pd.fd = pfd;
+      cd.fd = cfd;
+      for (size_t i = 0; i < 2; i++)
+        {
+          char have[4096], want[4096];
+          if (cg_read_buf (&cd, files[i], have, sizeof have, err) < 0)
+            return -1;
+          if (have[0] != '\0' && have[0] != '\n')
+            continue;
+          if (cg_read_buf (&pd, files[i], want, sizeof want, err) < 0
+              || cg_write (&cd, files[i], want, err) < 0)
+            return -1;
+        }
+    }
+  return 0;
+}
+
+static void
+ctrl_list (unsigned mask, char *buf, size_t size)
+{
+  buf[0] = '\0';
+  for (int c = 0; c < CG_NCTRL; c++)
+    if ((mask & (1u << c)) && c != CG_CPUACCT && c != CG_DEVICES
+        && c != CG_FREEZER)
+      {
+        size_t len = strlen (buf);
+        snprintf (buf + len, size - len, "%s+%s", len ? " " : "",
+                  cg_ctrl_name (c, true));
+      }
+}
+
+/* Enables `want` in one level's cgroup.subtree_control: all at once, and
+ * when the kernel refuses, one by one, failing only on a `need`ed one. */
+static int
+enable_level (const char *dir, unsigned want, unsigned need,
+              agentrt_error_t *err)
+{
+  cleanup_close int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct cg_dir d = { .fd = fd, .path = (char *) dir };
+  char text[512], list[256];
+  unsigned missing;
+
+  if (fd < 0)
+    return agentrt_error (err, errno, "open cgroup `%s`", dir);
+  if (cg_read_buf (&d, "cgroup.controllers", text, sizeof text, err) < 0)
+    return -1;
+  want &= cg_parse_v2_ctrls (text);
+  if (cg_read_buf (&d, "cgroup.subtree_control", text, sizeof text, err) < 0)
+    return -1;
+  missing = want & ~cg_parse_v2_ctrls (text);
+  ctrl_list (missing, list, sizeof list);
+  if (list[0] == '\0' || cg_write (&d, "cgroup.subtree_control", list, err) == 0)
+    return 0;
+  agentrt_error_release (err);
+  for (int c = 0; c < CG_NCTRL; c++)
+    {
+      ctrl_list (missing & (1u << c), list, sizeof list);
+      if (list[0] && cg_write (&d, "cgroup.subtree_control", list, err) < 0)
+        {
+          if (need & (1u << c))
+            return agentrt_error_wrap (err, "enable the %s controller",
+                                       cg_ctrl_name (c, true));
+          agentrt_error_release (err);
+        }
+    }
+  return 0;
+}
+
+/* v2: makes `want` available in the container's cgroup.  Fast path: the
+ * parent already delegates everything; else walk down from the root. */
+static int
+enable_controllers (const struct cg_hier *h, const char *path, unsigned want,
+                    unsigned need, agentrt_error_t *err)
+{
+  int depth = path_depth (path);
+  cleanup_free char *parent = prefix_path (h->mount_point, path, depth - 1);
+  cleanup_close int fd = open (parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct cg_dir d = { .fd = fd, .path = parent };
+  char text[512];
+
+  if (want == 0)
+    return 0;
+  if (fd < 0)
+    return agentrt_error (err, errno, "open cgroup `%s`", parent);
+  if (cg_read_buf (&d, "cgroup.subtree_control", text, sizeof text, err) < 0)
+    return -1;
+  if ((want & ~cg_parse_v2_ctrls (text)) == 0)
+    return 0;
+  for (int level = 0; level < depth; level++)
+    {
+      cleanup_free char *dir = prefix_path (h->mount_point, path, level);
+      if (enable_level (dir, want, need, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static unsigned
+v2_wanted (const struct cgroup_layout *l, unsigned needed)
+{
+  unsigned mine = 0;
+  for (int c = 0; c < CG_NCTRL; c++)
+    if (l->route[c] == l->unified)
+      mine |= 1u << c;
+  /* v2: everything it has, as runc does; hybrid: only what is needed, so
+   * the host's cgroup2 root is changed only for a requested limit. */
+  return l->mode == CGROUP_MODE_V2 ? mine : mine & needed;
+}
+
+int
+cg_create_dirs (struct cgroup *cg, unsigned needed, int *created,
+                agentrt_error_t *err)
+{
+  const struct cgroup_layout *l = cg->layout;
+
+  for (size_t i = 0; i < l->n; i++)
+    created[i] = -1;
+  for (size_t i = 0; i < l->n; i++)
+    {
+      const struct cg_hier *h = &l->h[i];
+
+      if (mkdir_chain (h->mount_point, cg->path, &created[i], err) < 0)
+        return -1;
+      if (!h->v2 && (h->ctrls & (1u << CG_CPUSET)) && created[i] >= 0
+          && init_cpuset (h->mount_point, cg->path, created[i], err) < 0)
+        return -1;
+      if (h->v2
+          && enable_controllers (h, cg->path, v2_wanted (l, needed), needed, err)
+                 < 0)
+        return -1;
+      if (created[i] >= 0)
+        cg->owned = true;
+    }
+  return 0;
+}
+
+void
+cg_remove_created (struct cgroup *cg, const int *created)
+{
+  int depth = path_depth (cg->path);
+
+  for (size_t i = 0; i < cg->layout->n; i++)
+    {
+      if (created[i] < 0)
+        continue;
+      if (cg->dirs[i].fd >= 0)
+        {
+          close (cg->dirs[i].fd);
+          cg->dirs[i].fd = -1;
+        }
+      for (int level = depth; level > created[i]; level--)
+        {
+          cleanup_free char *dir
+              = prefix_path (cg->layout->h[i].mount_point, cg->path, level);
+          agentrt_error_t ignored = NULL;
+          /* Parents may have gained siblings meanwhile: EBUSY keeps them. */
+          if (level == depth)
+            cg_rmdir_tree (dir, &ignored);
+          else
+            rmdir (dir);
+          agentrt_error_release (&ignored);
+        }
+    }
+}

@@ -1,0 +1,290 @@
+/* linux.resources.blockIO (v1 blkio.*, v2 io.*), hugepageLimits (v1
+ * hugetlb.<size>.limit_in_bytes, v2 hugetlb.<size>.max, also on the
+ * cgroup2 mount of a hybrid host) and unified (v2 files by name). */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "runtime/cgroup_internal.h"
+
+uint64_t
+cg_blkio_to_io_weight (uint64_t weight)
+{
+  if (weight == 0)
+    return 0;
+  if (weight < 10)
+    weight = 10;
+  return 1 + (weight - 10) * 9999 / 990;
+}
+
+/* Writes one "MAJ:MIN <value>" line per device; the file stays open. */
+struct lines
+{
+  struct cg_dir *d;
+  const char *file;
+  int fd;
+};
+
+static int
+put_line (struct lines *l, const char *field, const char *line,
+          agentrt_error_t *err)
+{
+  if (l->fd < 0)
+    {
+      l->fd = cg_open_write (l->d, l->file, err);
+      if (l->fd < 0)
+        return agentrt_error_wrap (err, "%s", field);
+    }
+  if (cg_write_fd (l->d, l->fd, l->file, line, err) < 0)
+    return agentrt_error_wrap (err, "%s", field);
+  return 0;
+}
+
+static void
+lines_close (struct lines *l)
+{
+  if (l->fd >= 0)
+    close (l->fd);
+  l->fd = -1;
+}
+
+static int
+throttle (struct cg_dir *d, const char *name,
+          const struct oci_blkio_throttle_list *list, agentrt_error_t *err)
+{
+  /* v1 file per kind; v2 one io.max with a key per kind. */
+  static const struct
+  {
+    const char *oci, *v1, *v2;
+  } kinds[] = {
+    { "throttleReadBpsDevice", "blkio.throttle.read_bps_device", "rbps" },
+    { "throttleWriteBpsDevice", "blkio.throttle.write_bps_device", "wbps" },
+    { "throttleReadIOPSDevice", "blkio.throttle.read_iops_device", "riops" },
+    { "throttleWriteIOPSDevice", "blkio.throttle.write_iops_device", "wiops" },
+  };
+  size_t k = 0;
+  struct lines l = { .d = d, .fd = -1 };
+  int ret = 0;
+
+  while (strcmp (kinds[k].oci, name) != 0)
+    k++;
+  l.file = d->v2 ? "io.max" : kinds[k].v1;
+  for (size_t i = 0; ret == 0 && i < list->len; i++)
+    {
+      const struct oci_blkio_throttle_device *t = &list->items[i];
+      char line[96], field[96];
+
+      if (d->v2 && t->rate == 0)
+        snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %s=max", t->major,
+                  t->minor, kinds[k].v2);
+      else if (d->v2)
+        snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %s=%" PRIu64,
+                  t->major, t->minor, kinds[k].v2, t->rate);
+      else
+        snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %" PRIu64,
+                  t->major, t->minor, t->rate);
+      snprintf (field, sizeof field, "linux.resources.blockIO.%s[%zu]", name, i);
+      ret = put_line (&l, field, line, err);
+    }
+  lines_close (&l);
+  return ret;
+}
+
+static int
+weight_devices (struct cg_apply *a, struct cg_dir *d, const struct oci_blkio *b,
+                bool bfq, agentrt_error_t *err)
+{
+  const char *file = d->v2 ? (bfq ? "io.bfq.weight" : "io.weight")
+                           : (bfq ? "blkio.bfq.weight_device" : "blkio.weight_device");
+  struct lines w = { .d = d, .file = file, .fd = -1 };
+  struct lines lw = { .d = d, .file = "blkio.leaf_weight_device", .fd = -1 };
+  int ret = 0;
+
+  for (size_t i = 0; ret == 0 && i < b->n_weight_devices; i++)
+    {
+      const struct oci_blkio_weight_device *wd = &b->weight_devices[i];
+      char line[64], field[80];
+      uint64_t v = wd->weight;
+
+      snprintf (field, sizeof field, "linux.resources.blockIO.weightDevice[%zu]", i);
+      if (wd->has_weight)
+        {
+          if (d->v2 && !bfq)
+            v = cg_blkio_to_io_weight (v);
+          snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %" PRIu64,
+                    wd->major, wd->minor, v);
+          ret = put_line (&w, field, line, err);
+        }
+      if (ret == 0 && wd->has_leaf_weight && d->v2)
+        cg_warn (a, "%s.leafWeight is ignored on cgroup v2", field);
+      else if (ret == 0 && wd->has_leaf_weight)
+        {
+          snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %u", wd->major,
+                    wd->minor, wd->leaf_weight);
+          ret = put_line (&lw, field, line, err);
+        }
+    }
+  lines_close (&w);
+  lines_close (&lw);
+  return ret;
+}
+
+static int
+set_weight (struct cg_apply *a, struct cg_dir *d, const struct oci_blkio *b,
+            bool bfq, agentrt_error_t *err)
+{
+  char buf[32];
+  const char *file;
+  uint64_t v = b->weight;
+
+  if (b->has_weight && b->weight != 0)
+    {
+      if (d->v2)
+        file = bfq ? "io.bfq.weight" : "io.weight";
+      else
+        file = bfq ? "blkio.bfq.weight" : "blkio.weight";
+      if (d->v2 && !bfq)
+        v = cg_blkio_to_io_weight (v);
+      snprintf (buf, sizeof buf, "%" PRIu64, v);
+      if (cg_write (d, file, buf, err) < 0)
+        return agentrt_error_wrap (err, "linux.resources.blockIO.weight");
+    }
+  if (b->has_leaf_weight && d->v2)
+    cg_warn (a, "linux.resources.blockIO.leafWeight is ignored on cgroup v2");
+  else if (b->has_leaf_weight)
+    {
+      snprintf (buf, sizeof buf, "%u", b->leaf_weight);
+      if (cg_write (d, "blkio.leaf_weight", buf, err) < 0)
+        return agentrt_error_wrap (err, "linux.resources.blockIO.leafWeight");
+    }
+  return 0;
+}
+
+int
+cg_apply_blkio (struct cg_apply *a, const struct oci_blkio *b,
+                agentrt_error_t *err)
+{
+  struct cg_dir *d = cg_ctrl_dir (a->cg, CG_BLKIO, err);
+  bool bfq;
+
+  if (d == NULL && err && *err)
+    return agentrt_error_wrap (err, "linux.resources.blockIO");
+  if (d == NULL)
+    return agentrt_error (err, 0, "linux.resources.blockIO: the %s cgroup "
+                                  "controller is not available",
+                          a->cg->layout->mode == CGROUP_MODE_V2 ? "io" : "blkio");
+  /* Without CFQ (gone since Linux 5.0) weights live in BFQ's files. */
+  bfq = d->v2 ? cg_has_file (d, "io.bfq.weight")
+              : !cg_has_file (d, "blkio.weight") && cg_has_file (d, "blkio.bfq.weight");
+  if (set_weight (a, d, b, bfq, err) < 0 || weight_devices (a, d, b, bfq, err) < 0
+      || throttle (d, "throttleReadBpsDevice", &b->throttle_read_bps, err) < 0
+      || throttle (d, "throttleWriteBpsDevice", &b->throttle_write_bps, err) < 0
+      || throttle (d, "throttleReadIOPSDevice", &b->throttle_read_iops, err) < 0
+      || throttle (d, "throttleWriteIOPSDevice", &b->throttle_write_iops, err) < 0)
+    return -1;
+  return 0;
+}
+
+/* "2MB", "1GB", "64KB": digits then KB, MB or GB (the kernel's names). */
+static bool
+valid_page_size (const char *s)
+{
+  size_t digits = strspn (s, "0123456789");
+  return digits > 0 && digits < 8 && s[0] != '0'
+         && (strcmp (s + digits, "KB") == 0 || strcmp (s + digits, "MB") == 0
+             || strcmp (s + digits, "GB") == 0);
+}
+
+int
+cg_apply_hugetlb (struct cg_apply *a, const struct oci_resources *r,
+                  agentrt_error_t *err)
+{
+  struct cg_dir *d = cg_ctrl_dir (a->cg, CG_HUGETLB, err);
+
+  if (d == NULL && err && *err)
+    return agentrt_error_wrap (err, "linux.resources.hugepageLimits");
+  if (d == NULL)
+    return agentrt_error (err, 0, "linux.resources.hugepageLimits: the hugetlb "
+                                  "cgroup controller is not available");
+  for (size_t i = 0; i < r->n_hugepage_limits; i++)
+    {
+      const struct oci_hugepage_limit *h = &r->hugepage_limits[i];
+      char file[64], rsvd[64], value[32], field[64];
+
+      snprintf (field, sizeof field, "linux.resources.hugepageLimits[%zu]", i);
+      if (!valid_page_size (h->page_size))
+        return agentrt_error (err, 0, "%s.pageSize: invalid page size `%s`",
+                              field, h->page_size);
+      snprintf (file, sizeof file, "hugetlb.%s.%s", h->page_size,
+                d->v2 ? "max" : "limit_in_bytes");
+      snprintf (rsvd, sizeof rsvd, "hugetlb.%s.rsvd.%s", h->page_size,
+                d->v2 ? "max" : "limit_in_bytes");
+      snprintf (value, sizeof value, "%" PRIu64, h->limit);
+      if (!cg_has_file (d, file))
+        return agentrt_error (err, 0,
+                              "%s: page size `%s` is not supported here (no "
+                              "`%s/%s`)",
+                              field, h->page_size, d->path, file);
+      if (cg_write (d, file, value, err) < 0)
+        return agentrt_error_wrap (err, "%s", field);
+      /* Also cap reservations where the kernel accounts them. */
+      if (cg_has_file (d, rsvd) && cg_write (d, rsvd, value, err) < 0)
+        return agentrt_error_wrap (err, "%s", field);
+    }
+  return 0;
+}
+
+static const char *
+bad_unified_key (const char *k)
+{
+  if (*k == '\0' || strchr (k, '/') || strstr (k, "..") || k[0] == '.'
+      || strchr (k, '.') == NULL)
+    return "not a cgroup file name";
+  if (strcmp (k, "cgroup.procs") == 0 || strcmp (k, "cgroup.threads") == 0
+      || strcmp (k, "cgroup.kill") == 0 || strcmp (k, "cgroup.freeze") == 0)
+    return "managed by the runtime";
+  return NULL;
+}
+
+int
+cg_apply_unified (struct cg_apply *a, const struct kv_list *unified,
+                  agentrt_error_t *err)
+{
+  const struct cgroup_layout *l = a->cg->layout;
+  struct cg_dir *d;
+
+  if (unified->len == 0)
+    return 0;
+  if (l->unified < 0)
+    return agentrt_error (err, 0, "linux.resources.unified: needs cgroup v2 "
+                                  "(this host has only v1 hierarchies)");
+  for (size_t i = 0; i < unified->len; i++)
+    {
+      const char *why = bad_unified_key (unified->items[i].key);
+      if (why)
+        return agentrt_error (err, 0, "linux.resources.unified: key `%s`: %s",
+                              unified->items[i].key, why);
+    }
+  d = cg_dir (a->cg, (size_t) l->unified, err);
+  if (d == NULL)
+    return agentrt_error_wrap (err, "linux.resources.unified");
+  for (size_t i = 0; i < unified->len; i++)
+    {
+      const struct kv *kv = &unified->items[i];
+      if (cg_write (d, kv->key, kv->value, err) < 0)
+        {
+          if ((*err)->status == ENOENT)
+            return agentrt_error (err, ENOENT,
+                                  "linux.resources.unified.%s: the controller "
+                                  "is not enabled or the kernel lacks `%s/%s`",
+                                  kv->key, d->path, kv->key);
+          return agentrt_error_wrap (err, "linux.resources.unified.%s", kv->key);
+        }
+    }
+  return 0;
+}
