@@ -30,3 +30,20 @@ tests_unit_test_egress_dns_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_http_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_netaddr_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_socks5_LDADD = $(EGRESS_UNIT_LDADD)
+
+pkglibexec_PROGRAMS = agentrt-egress
+agentrt_egress_SOURCES = \
+	runtime/egress/audit.c \
+	runtime/egress/conn.c \
+	runtime/egress/egress.c runtime/egress/egress.h \
+	runtime/egress/lockdown.c runtime/egress/lockdown.h \
+	runtime/egress/proxy_http.c \
+	runtime/egress/proxy_socks.c \
+	runtime/egress/relay.c \
+	runtime/egress/resolver.c \
+	runtime/egress/selftest.c runtime/egress/selftest.h
+agentrt_egress_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
+agentrt_egress_LDADD = libegress.a liboci.a libcommon.a $(SECCOMP_LIBS)
+
+EXTRA_DIST += docs/egress.md tests/egress/run.sh \
+	tests/fuzz/fuzz-http.c tests/fuzz/fuzz-socks5.c tests/fuzz/fuzz-allowlist.c

@@ -312,6 +312,24 @@ netaddr_format (const struct netaddr *a, char *buf)
     strcpy (buf, "?");
 }
 
+void
+host_format (const struct host *h, bool brackets, char *buf)
+{
+  if (!h->is_addr)
+    {
+      strcpy (buf, h->name);
+      return;
+    }
+  if (brackets && h->addr.family == AF_INET6)
+    {
+      buf[0] = '[';
+      netaddr_format (&h->addr, buf + 1);
+      strcat (buf, "]");
+      return;
+    }
+  netaddr_format (&h->addr, buf);
+}
+
 socklen_t
 netaddr_to_sockaddr (const struct netaddr *a, uint16_t port,
                      struct sockaddr_storage *ss)

@@ -74,6 +74,10 @@ bool netaddr_in_prefix (const struct netaddr *a, const struct netaddr *net,
                         unsigned prefix);
 bool netaddr_equal (const struct netaddr *a, const struct netaddr *b);
 
+/* Writes h as text into buf (HOST_NAME_MAX_LEN + 1 bytes): the name, or
+ * the address, in brackets if it is IPv6 and brackets is true. */
+void host_format (const struct host *h, bool brackets, char *buf);
+
 /* Writes the canonical text form into buf (NETADDR_STR_LEN bytes). */
 void netaddr_format (const struct netaddr *a, char *buf);
 

@@ -1,0 +1,513 @@
+/* Connections: accepting them, the destination pipeline (allowlist ->
+ * resolution -> address policy -> connect to exactly the address that was
+ * checked), timeouts, closing and the audit record of each upstream
+ * connection.  The protocol code (proxy_http.c, proxy_socks.c) decides
+ * what the client asked for; relay.c moves the bytes. */
+#include "config.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "egress.h"
+#include "socks5.h"
+
+#define LINGER_MS 2000
+#define LINGER_MAX_BYTES (64 * 1024)
+#define ACCEPT_BATCH 64
+
+#define container_of(p, type, member) ((type *) ((char *) (p) - offsetof (type, member)))
+
+static const char *const address_reasons[] = {
+  [ADDR_PUBLIC] = "address-public",
+  [ADDR_UNSPECIFIED] = "address-unspecified",
+  [ADDR_THIS_NETWORK] = "address-this-network",
+  [ADDR_LOOPBACK] = "address-loopback",
+  [ADDR_LINK_LOCAL] = "address-link-local",
+  [ADDR_PRIVATE] = "address-private",
+  [ADDR_CGNAT] = "address-cgnat",
+  [ADDR_MULTICAST] = "address-multicast",
+  [ADDR_BROADCAST] = "address-broadcast",
+  [ADDR_RESERVED] = "address-reserved",
+};
+
+void
+conn_record_start (struct conn *c)
+{
+  clock_gettime (CLOCK_REALTIME, &c->start_rt);
+  c->start_ms = c->eg->now_ms;
+  c->audit_open = true;
+  c->decision = NULL;
+  c->reason = NULL;
+  c->bytes_up = c->bytes_down = 0;
+  c->naddrs = c->next_addr = 0;
+  memset (&c->host, 0, sizeof (c->host));
+  c->port = 0;
+}
+
+static void
+set_outcome (struct conn *c, const char *decision, const char *reason)
+{
+  if (decision && c->decision == NULL)
+    c->decision = decision;
+  if (reason && c->reason == NULL)
+    c->reason = reason;
+}
+
+static void
+finish_record (struct conn *c, const char *reason)
+{
+  if (!c->audit_open)
+    return;
+  set_outcome (c, NULL, reason);
+  c->audit_open = false;
+  if (c->decision || c->host.is_addr || c->host.name[0])
+    audit_write (c);
+}
+
+static void
+close_fd (struct egress *eg, struct endpoint *ep)
+{
+  if (ep->fd < 0)
+    return;
+  epoll_ctl (eg->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
+  close (ep->fd);
+  ep->fd = -1;
+  ep->readable = ep->writable = false;
+}
+
+static void
+resume_listeners (struct egress *eg)
+{
+  struct epoll_event ev = { .events = EPOLLIN };
+
+  if (!eg->listeners_paused)
+    return;
+  eg->listeners_paused = false;
+  ev.data.ptr = &eg->http_ev;
+  epoll_ctl (eg->epfd, EPOLL_CTL_MOD, eg->opt.http_fd, &ev);
+  ev.data.ptr = &eg->socks_ev;
+  epoll_ctl (eg->epfd, EPOLL_CTL_MOD, eg->opt.socks_fd, &ev);
+}
+
+void
+conn_close (struct conn *c, const char *reason)
+{
+  struct egress *eg = c->eg;
+
+  if (c->dead)
+    return;
+  c->dead = true;
+  resolver_cancel (c);
+  finish_record (c, reason);
+  close_fd (eg, &c->client);
+  close_fd (eg, &c->upstream);
+  flow_reset (eg, &c->up);
+  flow_reset (eg, &c->down);
+  if (c->prev)
+    c->prev->next = c->next;
+  else
+    eg->conns = c->next;
+  if (c->next)
+    c->next->prev = c->prev;
+  c->next = eg->graveyard;
+  eg->graveyard = c;
+  eg->nconns--;
+  resume_listeners (eg);
+}
+
+void
+conn_close_upstream (struct conn *c, const char *reason)
+{
+  struct egress *eg = c->eg;
+
+  resolver_cancel (c);
+  finish_record (c, reason);
+  close_fd (eg, &c->upstream);
+  flow_reset (eg, &c->down);
+  /* Keep what the client already sent: it may be its next request. */
+  flow_drop_output (eg, &c->up);
+  c->connected = false;
+}
+
+void
+conn_reap (struct egress *eg)
+{
+  while (eg->graveyard)
+    {
+      struct conn *c = eg->graveyard;
+      eg->graveyard = c->next;
+      free (c);
+    }
+}
+
+void
+conn_close_all (struct egress *eg)
+{
+  while (eg->conns)
+    conn_close (eg->conns, "shutdown");
+  conn_reap (eg);
+}
+
+static void
+conn_pump (struct conn *c)
+{
+  do
+    {
+      c->repump = false;
+      if (!flow_pump (c, &c->up) || !flow_pump (c, &c->down))
+        return;
+    }
+  while (c->repump);
+}
+
+/* After a reply the proxy made up: send it, half-close, then discard
+ * input until EOF so that closing does not reset the reply away. */
+static void
+linger (struct conn *c)
+{
+  char sink[4096];
+
+  while (c->down.out)
+    {
+      ssize_t r = send (c->client.fd, c->down.out + c->down.out_off,
+                        c->down.out_len - c->down.out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (r < 0)
+        {
+          if (errno != EAGAIN && errno != EINTR)
+            conn_close (c, NULL);
+          return;
+        }
+      c->down.out_off += (size_t) r;
+      if (c->down.out_off == c->down.out_len)
+        {
+          flow_set_out (&c->down, NULL, 0, false);
+          shutdown (c->client.fd, SHUT_WR);
+        }
+    }
+  for (;;)
+    {
+      ssize_t r = recv (c->client.fd, sink, sizeof (sink), MSG_DONTWAIT);
+      if (r < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+      c->discarded += r > 0 ? (uint64_t) r : 0;
+      if (r <= 0 || c->discarded > LINGER_MAX_BYTES)
+        {
+          conn_close (c, NULL);
+          return;
+        }
+    }
+}
+
+void
+conn_reply_close (struct conn *c, const char *decision, const char *reason,
+                  const void *reply, size_t len)
+{
+  char *pending = NULL;
+  size_t plen = 0;
+
+  set_outcome (c, decision, reason);
+  /* A reply not yet sent (the SOCKS5 method choice) goes out first. */
+  if (c->down.out)
+    {
+      plen = c->down.out_len - c->down.out_off;
+      pending = steal_pointer (&c->down.out);
+      memmove (pending, pending + c->down.out_off, plen);
+    }
+  resolver_cancel (c);
+  close_fd (c->eg, &c->upstream);
+  flow_reset (c->eg, &c->up);
+  flow_reset (c->eg, &c->down);
+  flow_set_out (&c->down, pending, plen, false);
+  flow_queue_out (&c->down, reply, len);
+  c->phase = PHASE_LINGER;
+  c->deadline_ms = c->eg->now_ms + LINGER_MS;
+  linger (c);
+}
+
+static void
+target_fail (struct conn *c, int status, uint8_t socks, const char *decision,
+             const char *reason)
+{
+  if (c->kind == KIND_SOCKS5)
+    socks_deny (c, socks, decision, reason);
+  else
+    http_deny (c, status, decision, reason);
+}
+
+static void connect_next (struct conn *c);
+
+static void
+connect_done (struct conn *c)
+{
+  int err = 0;
+  socklen_t len = sizeof (err);
+
+  if (getsockopt (c->upstream.fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+    err = errno;
+  if (err == EINPROGRESS || err == EALREADY)
+    return;
+  if (err)
+    {
+      close_fd (c->eg, &c->upstream);
+      connect_next (c);
+      return;
+    }
+  c->connected = true;
+  c->phase = PHASE_OPEN;
+  c->last_ms = c->eg->now_ms;
+  if (c->kind == KIND_SOCKS5)
+    socks_upstream_ready (c);
+  else
+    http_upstream_ready (c);
+  conn_pump (c);
+}
+
+static void
+endpoint_event (struct ev_handler *h, uint32_t events)
+{
+  struct endpoint *ep = container_of (h, struct endpoint, ev);
+  struct conn *c = ep->conn;
+
+  if (c->dead)
+    return;
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+    ep->readable = true;
+  if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+    ep->writable = true;
+  if (c->phase == PHASE_LINGER)
+    {
+      if (ep == &c->client)
+        linger (c);
+      return;
+    }
+  if (ep == &c->upstream && c->phase == PHASE_CONNECTING)
+    {
+      if (ep->writable)
+        connect_done (c);
+      return;
+    }
+  conn_pump (c);
+}
+
+static int
+watch (struct conn *c, struct endpoint *ep, int fd)
+{
+  struct epoll_event ev = {
+    .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+    .data.ptr = &ep->ev,
+  };
+  int one = 1;
+
+  ep->fd = fd;
+  ep->readable = ep->writable = false;
+  setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof (one));
+  return epoll_ctl (c->eg->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void
+connect_next (struct conn *c)
+{
+  while (c->next_addr < c->naddrs)
+    {
+      const struct netaddr *a = &c->addrs[c->next_addr++];
+      struct sockaddr_storage ss;
+      socklen_t len = netaddr_to_sockaddr (a, c->port, &ss);
+      int fd = socket (a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+      if (fd < 0)
+        break;
+      if (connect (fd, (struct sockaddr *) &ss, len) < 0 && errno != EINPROGRESS)
+        {
+          close (fd);
+          continue;
+        }
+      if (watch (c, &c->upstream, fd) < 0)
+        {
+          close (fd);
+          c->upstream.fd = -1;
+          break;
+        }
+      c->phase = PHASE_CONNECTING;
+      return;
+    }
+  target_fail (c, 502, SOCKS5_REFUSED, "allow", "connect-failed");
+}
+
+/* The address policy: every address must be public, or be named by an IP
+ * or CIDR entry of the allowlist. */
+static void
+check_and_connect (struct conn *c)
+{
+  for (size_t i = 0; i < c->naddrs; i++)
+    {
+      enum addr_class cls = netaddr_classify (&c->addrs[i]);
+
+      if (cls != ADDR_PUBLIC && !allowlist_match_addr (c->eg->allow, &c->addrs[i], c->port))
+        {
+          c->next_addr = i + 1; /* the audit line names this address */
+          target_fail (c, 403, SOCKS5_NOT_ALLOWED, "deny", address_reasons[cls]);
+          return;
+        }
+    }
+  set_outcome (c, "allow", NULL);
+  c->next_addr = 0;
+  connect_next (c);
+}
+
+void
+conn_resolved (struct conn *c, const struct netaddr *addrs, size_t n, const char *failure)
+{
+  if (failure)
+    {
+      target_fail (c, 502, SOCKS5_HOST_UNREACHABLE, "deny", failure);
+      return;
+    }
+  memcpy (c->addrs, addrs, n * sizeof (*addrs));
+  c->naddrs = n;
+  check_and_connect (c);
+}
+
+void
+conn_open_target (struct conn *c)
+{
+  char host[HOST_NAME_MAX_LEN + 1];
+
+  host_format (&c->host, true, host);
+  c->deadline_ms = c->eg->now_ms + c->eg->opt.handshake_timeout_s * 1000ull;
+  if (!allowlist_match_name (c->eg->allow, host, c->port))
+    {
+      target_fail (c, 403, SOCKS5_NOT_ALLOWED, "deny", "not-allowlisted");
+      return;
+    }
+  if (c->host.is_addr)
+    {
+      c->addrs[0] = c->host.addr;
+      c->naddrs = 1;
+      check_and_connect (c);
+      return;
+    }
+  c->phase = PHASE_RESOLVING;
+  if (resolver_start (c, c->host.name) < 0)
+    target_fail (c, 502, SOCKS5_FAILURE, "deny", "resolve-failed");
+}
+
+/* Beyond --max-conns: a short refusal, an audit line, no state kept. */
+static void
+refuse_over_limit (struct egress *eg, int fd, enum conn_kind kind)
+{
+  static const char reply[] = "HTTP/1.1 503 Service Unavailable\r\n"
+                              "X-Agentrt-Denied: max-connections\r\nConnection: close\r\n"
+                              "Content-Length: 46\r\n\r\n"
+                              "agentrt-egress: denied: too many connections\n";
+  struct conn c = { .eg = eg, .proto = kind == KIND_HTTP ? "http" : "socks5" };
+
+  if (kind == KIND_HTTP)
+    (void) !send (fd, reply, sizeof (reply) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+  close (fd);
+  conn_record_start (&c);
+  set_outcome (&c, "deny", "max-connections");
+  audit_write (&c);
+}
+
+static void
+pause_listeners (struct egress *eg)
+{
+  struct epoll_event ev = { .events = 0 };
+
+  eg->listeners_paused = true;
+  ev.data.ptr = &eg->http_ev;
+  epoll_ctl (eg->epfd, EPOLL_CTL_MOD, eg->opt.http_fd, &ev);
+  ev.data.ptr = &eg->socks_ev;
+  epoll_ctl (eg->epfd, EPOLL_CTL_MOD, eg->opt.socks_fd, &ev);
+}
+
+static void
+conn_new (struct egress *eg, int fd, enum conn_kind kind)
+{
+  struct conn *c = xzalloc (sizeof (*c));
+
+  c->eg = eg;
+  c->kind = kind;
+  c->proto = kind == KIND_HTTP ? "http" : "socks5";
+  c->client.conn = c->upstream.conn = c;
+  c->client.ev.fn = c->upstream.ev.fn = endpoint_event;
+  c->upstream.fd = -1;
+  flow_init (&c->up, &c->client, &c->upstream, &c->bytes_up,
+             kind == KIND_HTTP ? http_inspect_request : socks_inspect);
+  flow_init (&c->down, &c->upstream, &c->client, &c->bytes_down,
+             kind == KIND_HTTP ? http_inspect_response : socks_inspect_down);
+  c->phase = PHASE_REQUEST;
+  c->deadline_ms = eg->now_ms + eg->opt.handshake_timeout_s * 1000ull;
+  c->last_ms = eg->now_ms;
+  conn_record_start (c);
+  if (watch (c, &c->client, fd) < 0)
+    {
+      close (fd);
+      free (c);
+      return;
+    }
+  c->next = eg->conns;
+  if (eg->conns)
+    eg->conns->prev = c;
+  eg->conns = c;
+  eg->nconns++;
+}
+
+void
+conn_accept (struct egress *eg, int lfd, enum conn_kind kind)
+{
+  for (int i = 0; i < ACCEPT_BATCH; i++)
+    {
+      int fd = accept4 (lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+      if (fd < 0)
+        {
+          if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+            pause_listeners (eg); /* resumed when a connection closes */
+          if (errno == EAGAIN || errno != ECONNABORTED)
+            return;
+          continue;
+        }
+      if (eg->nconns >= eg->opt.max_conns)
+        refuse_over_limit (eg, fd, kind);
+      else
+        conn_new (eg, fd, kind);
+    }
+}
+
+void
+conn_timers (struct egress *eg)
+{
+  struct conn *c = eg->conns;
+
+  while (c)
+    {
+      struct conn *next = c->next;
+      uint64_t idle = eg->opt.idle_timeout_s * 1000ull;
+
+      resolver_tick (c);
+      if (c->dead)
+        ;
+      else if (c->phase == PHASE_OPEN && eg->now_ms - c->last_ms >= idle)
+        conn_close (c, "idle-timeout");
+      else if (c->phase != PHASE_OPEN && eg->now_ms >= c->deadline_ms)
+        {
+          if (c->phase == PHASE_RESOLVING || c->phase == PHASE_CONNECTING)
+            target_fail (c, 504, SOCKS5_TTL_EXPIRED,
+                         c->phase == PHASE_RESOLVING ? "deny" : "allow",
+                         c->phase == PHASE_RESOLVING ? "resolve-timeout" : "connect-timeout");
+          else
+            conn_close (c, c->phase == PHASE_LINGER ? NULL : "handshake-timeout");
+        }
+      c = next;
+    }
+  if (eg->listeners_paused)
+    resume_listeners (eg);
+}

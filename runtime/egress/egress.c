@@ -1,0 +1,341 @@
+/* agentrt-egress: the egress proxy sidecar, the agent container's only way
+ * out.  The runtime creates the listening sockets inside the agent's
+ * network namespace (which has only `lo`) and execs this program in the
+ * outer namespace with them inherited, so it accepts from inside and
+ * connects out from outside.
+ *
+ * Contract (docs/egress.md):
+ *   agentrt-egress --id ID --http-fd N --socks-fd N --init-pidfd N
+ *                  --audit-fd N --allow "LIST"
+ *                  [--resolv-conf-fd N] [--hosts-fd N] [--uid U --gid G]
+ *                  [--idle-timeout S] [--handshake-timeout S]
+ *                  [--max-conns N] [--allow-broad] [--no-landlock]
+ *   --http-fd, --socks-fd  listening TCP sockets (HTTP/1.1 proxy, SOCKS5)
+ *   --init-pidfd           pidfd of the container's init: when it becomes
+ *                          readable (init exited) the proxy exits
+ *   --audit-fd             one JSON line per connection is written here
+ *   --allow                the allowlist, already validated by the runtime
+ *                          with allowlist_parse (parsed again here)
+ *   --resolv-conf-fd, --hosts-fd  read once at startup; default
+ *                          /etc/resolv.conf and /etc/hosts
+ *   --uid, --gid           default 65534; only switchable from root
+ *   --idle-timeout 300, --handshake-timeout 10 (seconds), --max-conns 1024
+ * Every fd is inherited; nothing else from the environment is used.  The
+ * proxy exits 0 on SIGTERM, SIGINT or init exit, 1 when it cannot start
+ * (message on stderr), 2 on a usage error. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "egress.h"
+#include "lockdown.h"
+#include "selftest.h"
+
+#define TICK_MS 250
+#define MAX_EVENTS 256
+#define DEFAULT_UID 65534
+#define PIPE_SIZE (256 * 1024)
+
+#define container_of(p, type, member) ((type *) ((char *) (p) - offsetof (type, member)))
+
+uint64_t
+egress_now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+static void __attribute__ ((noreturn))
+usage (const char *msg)
+{
+  fprintf (stderr,
+           "agentrt-egress: %s\n"
+           "usage: agentrt-egress --id ID --http-fd N --socks-fd N --init-pidfd N "
+           "--audit-fd N --allow LIST\n"
+           "       [--resolv-conf-fd N] [--hosts-fd N] [--uid U --gid G] [--idle-timeout S]\n"
+           "       [--handshake-timeout S] [--max-conns N] [--allow-broad] [--no-landlock]\n",
+           msg);
+  exit (2);
+}
+
+static unsigned
+number (const char *name, const char *s, unsigned min, unsigned max)
+{
+  char *end;
+  unsigned long v;
+
+  errno = 0;
+  v = strtoul (s, &end, 10);
+  if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+    {
+      char msg[96];
+      snprintf (msg, sizeof (msg), "--%s: expected a number from %u to %u", name, min, max);
+      usage (msg);
+    }
+  return (unsigned) v;
+}
+
+static void
+parse_args (int argc, char **argv, struct egress_options *o)
+{
+  enum { O_ID = 256, O_HTTP, O_SOCKS, O_PIDFD, O_AUDIT, O_ALLOW, O_RESOLV, O_HOSTS, O_UID,
+         O_GID, O_IDLE, O_HANDSHAKE, O_MAX, O_BROAD, O_NOLL, O_SELFTEST };
+  static const struct option opts[] = {
+    { "id", required_argument, NULL, O_ID },
+    { "http-fd", required_argument, NULL, O_HTTP },
+    { "socks-fd", required_argument, NULL, O_SOCKS },
+    { "init-pidfd", required_argument, NULL, O_PIDFD },
+    { "audit-fd", required_argument, NULL, O_AUDIT },
+    { "allow", required_argument, NULL, O_ALLOW },
+    { "resolv-conf-fd", required_argument, NULL, O_RESOLV },
+    { "hosts-fd", required_argument, NULL, O_HOSTS },
+    { "uid", required_argument, NULL, O_UID },
+    { "gid", required_argument, NULL, O_GID },
+    { "idle-timeout", required_argument, NULL, O_IDLE },
+    { "handshake-timeout", required_argument, NULL, O_HANDSHAKE },
+    { "max-conns", required_argument, NULL, O_MAX },
+    { "allow-broad", no_argument, NULL, O_BROAD },
+    { "no-landlock", no_argument, NULL, O_NOLL },
+    { "self-test", required_argument, NULL, O_SELFTEST },
+    { NULL, 0, NULL, 0 },
+  };
+  int c;
+
+  *o = (struct egress_options){
+    .http_fd = -1, .socks_fd = -1, .init_pidfd = -1, .audit_fd = -1, .resolv_fd = -1,
+    .hosts_fd = -1, .uid = DEFAULT_UID, .gid = DEFAULT_UID, .idle_timeout_s = 300,
+    .handshake_timeout_s = 10, .max_conns = 1024,
+  };
+  while ((c = getopt_long (argc, argv, "", opts, NULL)) != -1)
+    switch (c)
+      {
+      case O_ID: o->id = optarg; break;
+      case O_HTTP: o->http_fd = (int) number ("http-fd", optarg, 0, 1 << 20); break;
+      case O_SOCKS: o->socks_fd = (int) number ("socks-fd", optarg, 0, 1 << 20); break;
+      case O_PIDFD: o->init_pidfd = (int) number ("init-pidfd", optarg, 0, 1 << 20); break;
+      case O_AUDIT: o->audit_fd = (int) number ("audit-fd", optarg, 0, 1 << 20); break;
+      case O_ALLOW: o->allow = optarg; break;
+      case O_RESOLV: o->resolv_fd = (int) number ("resolv-conf-fd", optarg, 0, 1 << 20); break;
+      case O_HOSTS: o->hosts_fd = (int) number ("hosts-fd", optarg, 0, 1 << 20); break;
+      case O_UID: o->uid = number ("uid", optarg, 1, 0xfffffffe); break;
+      case O_GID: o->gid = number ("gid", optarg, 1, 0xfffffffe); break;
+      case O_IDLE: o->idle_timeout_s = number ("idle-timeout", optarg, 1, 86400); break;
+      case O_HANDSHAKE: o->handshake_timeout_s = number ("handshake-timeout", optarg, 1, 600); break;
+      case O_MAX: o->max_conns = number ("max-conns", optarg, 1, 100000); break;
+      case O_BROAD: o->allow_broad = true; break;
+      case O_NOLL: o->no_landlock = true; break;
+      case O_SELFTEST: o->self_test = optarg; break;
+      default: usage ("unknown option");
+      }
+  if (optind != argc)
+    usage ("unexpected argument");
+  if (o->self_test)
+    return;
+  if (!o->id || !o->allow || o->http_fd < 0 || o->socks_fd < 0 || o->init_pidfd < 0
+      || o->audit_fd < 0)
+    usage ("--id, --http-fd, --socks-fd, --init-pidfd, --audit-fd and --allow are required");
+}
+
+/* Reads up to NAMECONF_FILE_MAX bytes of fd (closing it), or of path when
+ * fd is -1 (a missing file reads as empty). */
+static int
+read_conf (int fd, const char *path, char **out, size_t *len, agentrt_error_t *err)
+{
+  cleanup_close int own = fd >= 0 ? fd : open (path, O_RDONLY | O_CLOEXEC);
+  cleanup_free char *buf = xmalloc (NAMECONF_FILE_MAX);
+  size_t n = 0;
+
+  if (own < 0)
+    {
+      if (errno != ENOENT)
+        return agentrt_error (err, errno, "open `%s`", path);
+      *out = NULL;
+      *len = 0;
+      return 0;
+    }
+  while (n < NAMECONF_FILE_MAX)
+    {
+      ssize_t r = read (own, buf + n, NAMECONF_FILE_MAX - n);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return agentrt_error (err, errno, "read %s", fd >= 0 ? "passed fd" : path);
+      if (r == 0)
+        break;
+      n += (size_t) r;
+    }
+  *out = xrealloc (steal_pointer (&buf), n ? n : 1);
+  *len = n;
+  return 0;
+}
+
+/* The listeners must be listening TCP sockets; they become non-blocking. */
+static int
+check_listener (int fd, const char *what, agentrt_error_t *err)
+{
+  int v = 0, flags;
+  socklen_t len = sizeof (v);
+
+  if (getsockopt (fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) < 0)
+    return agentrt_error (err, errno, "%s fd %d", what, fd);
+  if (!v)
+    return agentrt_error (err, EINVAL, "%s fd %d is not a listening socket", what, fd);
+  flags = fcntl (fd, F_GETFL);
+  if (flags < 0 || fcntl (fd, F_SETFL, flags | O_NONBLOCK) < 0
+      || fcntl (fd, F_SETFD, FD_CLOEXEC) < 0)
+    return agentrt_error (err, errno, "%s fd %d: fcntl", what, fd);
+  return 0;
+}
+
+static void
+http_listener_event (struct ev_handler *h, uint32_t events)
+{
+  struct egress *eg = container_of (h, struct egress, http_ev);
+
+  (void) events;
+  conn_accept (eg, eg->opt.http_fd, KIND_HTTP);
+}
+
+static void
+socks_listener_event (struct ev_handler *h, uint32_t events)
+{
+  struct egress *eg = container_of (h, struct egress, socks_ev);
+
+  (void) events;
+  conn_accept (eg, eg->opt.socks_fd, KIND_SOCKS5);
+}
+
+/* The container's init exited: the proxy must not outlive it. */
+static void
+pidfd_event (struct ev_handler *h, uint32_t events)
+{
+  (void) events;
+  container_of (h, struct egress, pidfd_ev)->stop = true;
+}
+
+static void
+signal_event (struct ev_handler *h, uint32_t events)
+{
+  (void) events;
+  container_of (h, struct egress, signal_ev)->stop = true;
+}
+
+static int
+watch_fd (struct egress *eg, int fd, struct ev_handler *h, void (*fn) (struct ev_handler *, uint32_t),
+          const char *what, agentrt_error_t *err)
+{
+  struct epoll_event ev = { .events = EPOLLIN, .data.ptr = h };
+
+  h->fn = fn;
+  if (epoll_ctl (eg->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+    return agentrt_error (err, errno, "epoll: watch the %s (fd %d)", what, fd);
+  return 0;
+}
+
+static int
+setup (struct egress *eg, agentrt_error_t *err)
+{
+  char *resolv = NULL;
+  size_t resolv_len = 0;
+  sigset_t mask;
+
+  if (allowlist_parse (eg->opt.allow, eg->opt.allow_broad, &eg->allow, err) < 0)
+    return -1;
+  if (check_listener (eg->opt.http_fd, "--http-fd", err) < 0
+      || check_listener (eg->opt.socks_fd, "--socks-fd", err) < 0)
+    return -1;
+  if (fcntl (eg->opt.init_pidfd, F_SETFD, FD_CLOEXEC) < 0
+      || fcntl (eg->opt.audit_fd, F_SETFD, FD_CLOEXEC) < 0)
+    return agentrt_error (err, errno, "--init-pidfd or --audit-fd is not an open fd");
+  if (read_conf (eg->opt.resolv_fd, "/etc/resolv.conf", &resolv, &resolv_len, err) < 0
+      || read_conf (eg->opt.hosts_fd, "/etc/hosts", &eg->hosts, &eg->hosts_len, err) < 0)
+    return -1;
+  resolv_conf_parse (resolv ? resolv : "", resolv_len, &eg->rc);
+  free (resolv);
+
+  signal (SIGPIPE, SIG_IGN);
+  sigemptyset (&mask);
+  sigaddset (&mask, SIGTERM);
+  sigaddset (&mask, SIGINT);
+  sigprocmask (SIG_BLOCK, &mask, NULL);
+  eg->sigfd = signalfd (-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+  eg->epfd = epoll_create1 (EPOLL_CLOEXEC);
+  if (eg->sigfd < 0 || eg->epfd < 0)
+    return agentrt_error (err, errno, "signalfd/epoll");
+  if (watch_fd (eg, eg->opt.http_fd, &eg->http_ev, http_listener_event, "http listener", err) < 0
+      || watch_fd (eg, eg->opt.socks_fd, &eg->socks_ev, socks_listener_event, "socks listener",
+                   err) < 0
+      || watch_fd (eg, eg->opt.init_pidfd, &eg->pidfd_ev, pidfd_event, "init pidfd", err) < 0
+      || watch_fd (eg, eg->sigfd, &eg->signal_ev, signal_event, "signalfd", err) < 0)
+    return -1;
+  eg->pipe_size = PIPE_SIZE;
+
+  if (lockdown_privileges (eg->opt.uid, eg->opt.gid, err) < 0)
+    return -1;
+  if (!eg->opt.no_landlock && lockdown_landlock (err) < 0)
+    return -1;
+  return lockdown_seccomp (err);
+}
+
+static void
+run (struct egress *eg)
+{
+  struct epoll_event events[MAX_EVENTS];
+  uint64_t next_tick = 0;
+
+  eg->now_ms = egress_now_ms ();
+  while (!eg->stop)
+    {
+      int timeout = (eg->nconns || eg->dns_pending) ? TICK_MS : -1;
+      int n = epoll_wait (eg->epfd, events, MAX_EVENTS, timeout);
+
+      eg->now_ms = egress_now_ms ();
+      for (int i = 0; i < n && !eg->stop; i++)
+        {
+          struct ev_handler *h = events[i].data.ptr;
+          h->fn (h, events[i].events);
+        }
+      if (eg->now_ms >= next_tick)
+        {
+          conn_timers (eg);
+          next_tick = eg->now_ms + TICK_MS;
+        }
+      conn_reap (eg);
+    }
+  conn_close_all (eg);
+}
+
+int
+main (int argc, char **argv)
+{
+  cleanup_error agentrt_error_t err = NULL;
+  struct egress eg = { .epfd = -1, .sigfd = -1 };
+
+  parse_args (argc, argv, &eg.opt);
+  if (eg.opt.self_test)
+    return selftest_run (&eg.opt);
+  if (setup (&eg, &err) < 0)
+    {
+      fprintf (stderr, "agentrt-egress: %s\n", err->msg);
+      return 1;
+    }
+  run (&eg);
+  pipes_free (&eg);
+  allowlist_free (eg.allow);
+  free (eg.hosts);
+  return 0;
+}

@@ -1,0 +1,23 @@
+/* The sandbox agentrt-egress puts itself in after startup (see
+ * lockdown.c).  Call in this order: lockdown_privileges, lockdown_landlock
+ * (unless --no-landlock), lockdown_seccomp. */
+#ifndef AGENTRT_EGRESS_LOCKDOWN_H
+#define AGENTRT_EGRESS_LOCKDOWN_H
+
+#include <sys/types.h>
+
+#include "common/error.h"
+
+/* Raises RLIMIT_NOFILE to its hard limit, switches to uid/gid (from root;
+ * otherwise they must be the current ids; 0 is refused) with no groups and
+ * no capabilities, and sets no_new_privs. */
+int lockdown_privileges (uid_t uid, gid_t gid, agentrt_error_t *err);
+
+/* No filesystem access, no TCP bind (ABI >= 4), no abstract unix socket
+ * or signal outside the domain (ABI >= 6).  Returns the ABI used. */
+int lockdown_landlock (agentrt_error_t *err);
+
+/* The syscall allowlist; anything else kills the process. */
+int lockdown_seccomp (agentrt_error_t *err);
+
+#endif
