@@ -25,6 +25,7 @@ static const struct
   { "create", cmd_create, "create a container from a bundle" },
   { "start", cmd_start, "start the process of a created container" },
   { "run", cmd_run, "create and start a container" },
+  { "exec", cmd_exec, "run a new process inside a container" },
   { "state", cmd_state, "print the state of a container" },
   { "kill", cmd_kill, "send a signal to a container's init (or all)" },
   { "delete", cmd_delete, "delete a container" },

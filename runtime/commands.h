@@ -22,6 +22,8 @@ int cmd_spec (struct global_options *g, int argc, char **argv,
               agentrt_error_t *err);
 int cmd_features (struct global_options *g, int argc, char **argv,
                   agentrt_error_t *err);
+int cmd_exec (struct global_options *g, int argc, char **argv,
+              agentrt_error_t *err);
 
 /* Checks the number of positional arguments left after the options. */
 int cmd_check_args (int argc, int optind_, int min, int max, const char *usage,

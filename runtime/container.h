@@ -60,6 +60,12 @@ int container_kill (struct container *c, int sig, bool all,
  * the state directory.  Refuses a running container unless `force`. */
 int container_delete (struct container *c, bool force, agentrt_error_t *err);
 
+/* Sends a pty master to an engine's --console-socket (SCM_RIGHTS). */
+int container_send_console (const char *path, int master, agentrt_error_t *err);
+
+/* Writes --pid-file atomically. */
+int container_write_pid_file (const char *path, pid_t pid, agentrt_error_t *err);
+
 /* RFC 3339 UTC time with nanoseconds, as runc writes `created`. */
 char *container_timestamp (void);
 

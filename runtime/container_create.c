@@ -75,8 +75,8 @@ container_timestamp (void)
                     tm.tm_sec, ts.tv_nsec);
 }
 
-static int
-send_to_console_socket (const char *path, int master, agentrt_error_t *err)
+int
+container_send_console (const char *path, int master, agentrt_error_t *err)
 {
   static const char name[] = "/dev/ptmx";
   union
@@ -110,8 +110,8 @@ send_to_console_socket (const char *path, int master, agentrt_error_t *err)
   return 0;
 }
 
-static int
-write_pid_file (const char *path, pid_t pid, agentrt_error_t *err)
+int
+container_write_pid_file (const char *path, pid_t pid, agentrt_error_t *err)
 {
   cleanup_free char *tmp = xasprintf ("%s.agentrt-tmp", path);
   cleanup_free char *text = xasprintf ("%d", pid);
@@ -228,7 +228,7 @@ hand_over_pty (struct create_ctx *ctx, int master, agentrt_error_t *err)
 {
   if (ctx->req->console_socket)
     {
-      int r = send_to_console_socket (ctx->req->console_socket, master, err);
+      int r = container_send_console (ctx->req->console_socket, master, err);
       close (master);
       return r;
     }
@@ -449,7 +449,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
       || finish_setup (ctx, err) < 0)
     return -1;
   if (ctx->req->pid_file
-      && write_pid_file (ctx->req->pid_file, ctx->state.pid, err) < 0)
+      && container_write_pid_file (ctx->req->pid_file, ctx->state.pid, err) < 0)
     return -1;
   return 0;
 }

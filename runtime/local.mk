@@ -9,7 +9,10 @@ libruntime_a_SOURCES = \
 	runtime/cmd_create.c runtime/cmd_create_options.c \
 	runtime/cmd_create_options.h runtime/cmd_list.c runtime/cmd_run.c \
 	runtime/cmd_simple.c runtime/commands.h \
+	runtime/cmd_exec.c \
 	runtime/container.h runtime/container_create.c runtime/container_ops.c \
+	runtime/container_exec.c runtime/container_exec.h \
+	runtime/exec_process.c runtime/exec_process.h \
 	runtime/copyup.c runtime/copyup.h \
 	runtime/create_plan.c runtime/create_plan.h \
 	runtime/devices.c runtime/devices.h \
@@ -25,6 +28,7 @@ libruntime_a_SOURCES = \
 	runtime/rootfs.c runtime/rootfs.h \
 	runtime/spawn.c runtime/spawn.h \
 	runtime/state_store.c runtime/state_store.h \
+	runtime/supervise.c runtime/supervise.h \
 	runtime/sync.c runtime/sync.h
 libruntime_a_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CAP_CFLAGS) \
 	$(SELINUX_CFLAGS) $(SYSTEMD_CFLAGS)

@@ -175,6 +175,8 @@ child_main (const struct spawn_request *req, unsigned long early)
         spawn_child_fail (req->child_sock, &cerr);
       become_ns_root ();
     }
+  if (req->pre_join_fn && req->pre_join_fn (req->arg, &cerr) < 0)
+    spawn_child_fail (req->child_sock, &cerr);
   if (join_namespaces (req->ns, &cerr) < 0)
     spawn_child_fail (req->child_sock, &cerr);
   if (late && unshare ((int) late) < 0)

@@ -30,6 +30,10 @@ struct spawn_request
   const struct oci_time_offset *monotonic;
   int parent_sock; /* the runtime's end of the sync socketpair */
   int child_sock;  /* the init's end */
+  /* Optional: runs in the child before it joins any namespace but the pid
+   * and time ones (which the runtime entered for it); e.g. to open a
+   * procfs while still in the host's user namespace. */
+  int (*pre_join_fn) (void *arg, struct child_error *cerr);
   /* Runs in the init once it is in its namespaces; returns only on
    * failure, with cerr set. */
   int (*init_fn) (void *arg, struct child_error *cerr);

@@ -1,0 +1,266 @@
+/* `exec`: a new process inside a running container.  It joins every
+ * namespace and the cgroup of the container's init, and gets the same
+ * confinement as the init's process (seccomp, capabilities, no_new_privs,
+ * LSM labels, rlimits) as its process description says. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "runtime/cgroup.h"
+#include "runtime/container.h"
+#include "runtime/container_exec.h"
+#include "runtime/log.h"
+#include "runtime/process_stage.h"
+#include "runtime/seccomp_notify.h"
+#include "runtime/spawn.h"
+#include "runtime/supervise.h"
+#include "runtime/sync.h"
+
+/* What the exec'd process reads between clone and exec. */
+struct exec_child
+{
+  struct process_stage stage;
+  int procfd;
+};
+
+static int
+exec_pre_join (void *arg, struct child_error *cerr)
+{
+  struct exec_child *child = arg;
+  /* While still in the host's user namespace (a procfs instance cannot be
+   * made from a container's user namespace once /proc is partly masked). */
+  child->procfd = process_stage_private_proc (cerr);
+  return child->procfd < 0 ? -1 : 0;
+}
+
+static int
+exec_child_main (void *arg, struct child_error *cerr)
+{
+  struct exec_child *child = arg;
+  char exe[4096];
+  struct sync_msg msg;
+
+  if (sync_expect (child->stage.sync_sock, SYNC_CGROUP_DONE, &msg, NULL, NULL,
+                   cerr) < 0)
+    return -1;
+  if (child->stage.terminal && process_stage_terminal (&child->stage, false, cerr) < 0)
+    return -1;
+  if (process_stage_prepare (&child->stage, child->procfd, exe, sizeof exe,
+                             cerr) < 0)
+    return -1;
+  if (sync_send_simple (child->stage.sync_sock, SYNC_READY, 0) < 0)
+    return child_error (cerr, errno, "sync: ready");
+  process_stage_exec (&child->stage, exe);
+}
+
+struct exec_ctx
+{
+  const struct exec_options *opts;
+  struct container *c;
+  struct oci_config *config;
+  struct oci_process *process;
+  struct process_spec spec;
+  struct seccomp_program *seccomp;
+  const struct seccomp_program *seccomp_list[2];
+  struct ns_plan ns;
+  struct exec_child child;
+  int sock;
+  pid_t pid;
+  int pty_master;
+};
+
+static int
+send_console (const char *path, int master, agentrt_error_t *err)
+{
+  int r = container_send_console (path, master, err);
+  close (master);
+  return r;
+}
+
+static int
+serve_child (struct exec_ctx *ctx, agentrt_error_t *err)
+{
+  for (;;)
+    {
+      struct sync_msg msg;
+      int fds[SYNC_MAX_FDS], nfds = 0, r;
+
+      r = sync_recv (ctx->sock, &msg, fds, &nfds);
+      if (r < 0)
+        return agentrt_error (err, r == -EPIPE ? 0 : -r, "the exec'd process "
+                              "exited during setup");
+      if (msg.type == SYNC_READY)
+        return 0;
+      if (msg.type == SYNC_ERROR)
+        {
+          msg.error.msg[sizeof msg.error.msg - 1] = '\0';
+          return agentrt_error (err, msg.error.status, "%s", msg.error.msg);
+        }
+      if (msg.type == SYNC_PTY_MASTER && nfds == 1)
+        {
+          if (ctx->opts->console_socket == NULL)
+            ctx->pty_master = fds[0];
+          else if (send_console (ctx->opts->console_socket, fds[0], err) < 0)
+            return -1;
+          continue;
+        }
+      if (msg.type == SYNC_SECCOMP_FD && nfds == 1)
+        {
+          struct seccomp_listener_state st = {
+            .oci_version = "1.2.0", .id = ctx->c->dir.id, .status = "running",
+            .pid = ctx->pid, .bundle = ctx->c->state->bundle,
+            .annotations = &ctx->c->state->annotations,
+          };
+          r = seccomp_listener_send (ctx->config->linux_cfg->seccomp, fds[0],
+                                     &st, err);
+          close (fds[0]);
+          if (r < 0 || sync_send_simple (ctx->sock, SYNC_SECCOMP_DONE, 0) < 0)
+            return r < 0 ? -1 : agentrt_error (err, errno, "sync");
+          continue;
+        }
+      return agentrt_error (err, EPROTO, "sync: unexpected message %u",
+                            msg.type);
+    }
+}
+
+static int
+prepare (struct exec_ctx *ctx, agentrt_error_t *err)
+{
+  const struct exec_options *o = ctx->opts;
+  enum container_status status = container_status (ctx->c);
+  cleanup_close int rootfd = -1;
+
+  if (status == STATUS_STOPPED)
+    return agentrt_error (err, EINVAL, "cannot exec in a stopped container");
+  if (status == STATUS_PAUSED && !o->ignore_paused)
+    return agentrt_error (err, EINVAL, "cannot exec in a paused container "
+                          "(use --ignore-paused to override)");
+  ctx->config = container_config (ctx->c, err);
+  if (ctx->config == NULL)
+    return -1;
+  ctx->process = exec_process_build (o, ctx->config->process, err);
+  if (ctx->process == NULL)
+    return -1;
+  if (ctx->process->terminal && o->console_socket == NULL && o->detach)
+    return agentrt_error (err, EINVAL, "exec --tty --detach needs "
+                          "--console-socket");
+  rootfd = open (ctx->c->state->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (process_spec_build (ctx->process, rootfd, NULL, &ctx->spec, err) < 0)
+    return -1;
+  ctx->spec.preserve_fds = o->preserve_fds;
+  if (ctx->config->linux_cfg && ctx->config->linux_cfg->seccomp)
+    {
+      ctx->seccomp = seccomp_compile (ctx->config->linux_cfg->seccomp,
+                                      "linux.seccomp", NULL, err);
+      if (ctx->seccomp == NULL)
+        return -1;
+      ctx->seccomp_list[0] = ctx->seccomp;
+    }
+  ctx->child.stage.process = &ctx->spec;
+  ctx->child.stage.seccomp = ctx->seccomp_list;
+  ctx->child.stage.n_seccomp = ctx->seccomp ? 1 : 0;
+  ctx->child.stage.terminal = ctx->process->terminal;
+  ctx->child.stage.console_rows = (unsigned short) ctx->process->console_height;
+  ctx->child.stage.console_cols = (unsigned short) ctx->process->console_width;
+  ctx->child.procfd = -1;
+  return ns_plan_join_process (ctx->c->state->pid, &ctx->ns, err);
+}
+
+static int
+spawn_and_setup (struct exec_ctx *ctx, agentrt_error_t *err)
+{
+  struct spawn_request sr = { .ns = &ctx->ns,
+                              .pre_join_fn = exec_pre_join,
+                              .init_fn = exec_child_main,
+                              .arg = &ctx->child };
+  struct cgroup *cg = NULL;
+  const struct cgroup_layout *layout;
+  int pair[2], r;
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+    return agentrt_error (err, errno, "socketpair");
+  ctx->sock = sr.parent_sock = pair[0];
+  ctx->child.stage.sync_sock = sr.child_sock = pair[1];
+  ctx->pid = spawn_init (&sr, err);
+  close (pair[1]);
+  if (ctx->pid < 0)
+    return -1;
+  layout = ctx->c->state->cgroup_path ? cgroup_layout_host (err) : NULL;
+  if (ctx->c->state->cgroup_path)
+    {
+      if (layout)
+        cg = cgroup_open (layout, ctx->c->state->cgroup_path,
+                          ctx->c->state->systemd_unit,
+                          ctx->c->state->cgroup_owned, err);
+      r = cg ? cgroup_add_pid (cg, ctx->pid, err) : -1;
+      cgroup_free (cg);
+      if (r < 0)
+        return -1;
+    }
+  if (sync_send_simple (ctx->sock, SYNC_CGROUP_DONE, 0) < 0)
+    return agentrt_error (err, errno, "sync: the exec'd process exited");
+  if (serve_child (ctx, err) < 0)
+    return -1;
+  return ctx->opts->pid_file
+             ? container_write_pid_file (ctx->opts->pid_file, ctx->pid, err)
+             : 0;
+}
+
+static void
+exec_ctx_release (struct exec_ctx *ctx)
+{
+  ns_plan_close (&ctx->ns);
+  process_spec_free (&ctx->spec);
+  oci_process_free (ctx->process);
+  oci_config_free (ctx->config);
+  seccomp_program_free (ctx->seccomp);
+  if (ctx->sock >= 0)
+    close (ctx->sock);
+}
+
+int
+container_exec (const struct global_options *g, const struct exec_options *o,
+                agentrt_error_t *err)
+{
+  struct container c;
+  struct exec_ctx ctx = { .opts = o, .c = &c, .sock = -1, .pty_master = -1 };
+  sigset_t all;
+  int r;
+
+  if (container_load (g, o->id, &c, err) < 0)
+    return -1;
+  if (c.state == NULL)
+    {
+      container_release (&c);
+      return agentrt_error (err, ENOENT, "container `%s` does not exist", o->id);
+    }
+  /* Signals wait in a signalfd from before the process exists. */
+  sigfillset (&all);
+  sigprocmask (SIG_BLOCK, &all, NULL);
+  r = prepare (&ctx, err) < 0 ? -1 : spawn_and_setup (&ctx, err);
+  if (r < 0 && ctx.pid > 0)
+    {
+      kill (ctx.pid, SIGKILL);
+      waitpid (ctx.pid, NULL, 0);
+    }
+  exec_ctx_release (&ctx);
+  container_release (&c); /* the lock is not held while the process runs */
+  if (r < 0)
+    {
+      if (ctx.pty_master >= 0)
+        close (ctx.pty_master);
+      return -1;
+    }
+  if (o->detach)
+    return 0;
+  return supervise_process (ctx.pid, ctx.pty_master, err);
+}

@@ -1,0 +1,16 @@
+/* Waiting in the foreground for a container process (`run`, `exec`):
+ * signals received are forwarded to it, a terminal it was given is relayed
+ * to ours (raw mode, window size), orphans are reaped. */
+#ifndef AGENTRT_SUPERVISE_H
+#define AGENTRT_SUPERVISE_H
+
+#include <sys/types.h>
+
+#include "common/error.h"
+
+/* The caller must have blocked every signal (sigprocmask) before pid was
+ * created, and pid must be its child.  pty_master may be -1.  Returns the
+ * exit status (128+N for a signal) or < 0. */
+int supervise_process (pid_t pid, int pty_master, agentrt_error_t *err);
+
+#endif
