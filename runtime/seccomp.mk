@@ -18,10 +18,20 @@ seccomp_test_ldadd = libseccompfilter.a liboci.a libcommon.a \
 	$(SECCOMP_LIBS) $(YAJL_LIBS)
 seccomp_test_cppflags = $(AM_CPPFLAGS) \
 	-DSECCOMP_PROFILE_DIR='"$(top_srcdir)/seccomp-profiles"'
-seccomp_tests = tests/unit/test-seccomp-compile
+seccomp_tests = tests/unit/test-seccomp-compile tests/unit/test-seccomp-load \
+	tests/unit/test-seccomp-cache tests/unit/test-seccomp-notify
 check_PROGRAMS += $(seccomp_tests)
 TESTS += $(seccomp_tests)
 tests_unit_test_seccomp_compile_SOURCES = tests/unit/test-seccomp-compile.c
 tests_unit_test_seccomp_compile_CPPFLAGS = $(seccomp_test_cppflags)
 tests_unit_test_seccomp_compile_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
 tests_unit_test_seccomp_compile_LDADD = $(seccomp_test_ldadd)
+tests_unit_test_seccomp_load_SOURCES = tests/unit/test-seccomp-load.c
+tests_unit_test_seccomp_load_CPPFLAGS = $(seccomp_test_cppflags)
+tests_unit_test_seccomp_load_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
+tests_unit_test_seccomp_load_LDADD = $(seccomp_test_ldadd) -lpthread
+tests_unit_test_seccomp_cache_SOURCES = tests/unit/test-seccomp-cache.c
+tests_unit_test_seccomp_cache_CPPFLAGS = $(seccomp_test_cppflags)
+tests_unit_test_seccomp_cache_LDADD = $(seccomp_test_ldadd)
+tests_unit_test_seccomp_notify_SOURCES = tests/unit/test-seccomp-notify.c
+tests_unit_test_seccomp_notify_LDADD = $(seccomp_test_ldadd)
