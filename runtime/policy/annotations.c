@@ -2,7 +2,6 @@
  * parsing and validation against the policy (see annotations.h). */
 #include "config.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -94,9 +93,9 @@ unknown_key (const char *key, agentrt_error_t *err)
         }
     }
   if (best)
-    return agentrt_error (err, EINVAL, "unknown annotation `%s` (did you "
+    return agentrt_error (err, 0, "unknown annotation `%s` (did you "
                           "mean %s?)", excerpt (key, buf), best);
-  return agentrt_error (err, EINVAL, "unknown annotation `%s`",
+  return agentrt_error (err, 0, "unknown annotation `%s`",
                         excerpt (key, buf));
 }
 
@@ -105,7 +104,7 @@ bad_value (const char *key, const char *value, const char *expected,
            agentrt_error_t *err)
 {
   char buf[EXCERPT_SIZE];
-  return agentrt_error (err, EINVAL, "annotation %s=`%s`: expected %s", key,
+  return agentrt_error (err, 0, "annotation %s=`%s`: expected %s", key,
                         excerpt (value, buf), expected);
 }
 
@@ -114,7 +113,7 @@ refused (const char *key, const char *value, const char *field,
          agentrt_error_t *err)
 {
   char buf[EXCERPT_SIZE];
-  return agentrt_error (err, EPERM, "annotation %s=%s: not allowed by the "
+  return agentrt_error (err, 0, "annotation %s=%s: not allowed by the "
                         "policy (%s)", key, excerpt (value, buf), field);
 }
 

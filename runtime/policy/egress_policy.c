@@ -3,7 +3,6 @@
  * egress_policy.h). */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +149,7 @@ check_ceiling (const struct allowlist *al, const struct agent_policy *policy,
       if (!ok)
         {
           cleanup_free char *text = entry_text (&al->entries[i]);
-          return agentrt_error (err, EPERM,
+          return agentrt_error (err, 0,
                                 "annotation run.agentrt.egress.allow: entry "
                                 "`%s` is not allowed by the policy (outside "
                                 "egress.ceiling)", text);

@@ -349,6 +349,8 @@ env_scrub (struct str_list *env, const struct str_list *keep,
 
       if (why == NULL)
         why = env_secret_value_reason (eq ? eq + 1 : entry);
+      if (why == NULL && name)
+        why = env_secret_value_reason (name); /* a token as the name */
       if (why == NULL)
         env->items[out++] = entry;
       else if (name && keep && str_list_contains (keep, name))
@@ -385,7 +387,7 @@ env_get (const struct str_list *env, const char *name)
   return NULL;
 }
 
-void
+bool
 env_set (struct str_list *env, const char *name, const char *value,
          const char *why, struct change_list *changes)
 {
@@ -418,6 +420,9 @@ env_set (struct str_list *env, const char *name, const char *value,
       free (entry);
       entry = env->items[env->len - 1];
     }
-  if (found != 1 || !same)
+  if (found == 1 && same)
+    return false;
+  if (changes)
     change_add (changes, CHANGE_ENV_SET, entry, why);
+  return true;
 }

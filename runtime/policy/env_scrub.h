@@ -30,9 +30,10 @@ void env_scrub (struct str_list *env, const struct str_list *keep,
                 const struct agent_policy *policy,
                 struct change_list *changes);
 
-/* Sets NAME=value in env, replacing every existing NAME entry.  Records a
- * change (why) when the environment differed. */
-void env_set (struct str_list *env, const char *name, const char *value,
+/* Sets NAME=value in env, replacing every existing NAME entry.  Returns
+ * whether the environment differed, and then records a change (why) in
+ * changes (may be NULL). */
+bool env_set (struct str_list *env, const char *name, const char *value,
               const char *why, struct change_list *changes);
 
 /* The value of the first NAME entry (as getenv sees it), or NULL. */

@@ -58,9 +58,17 @@ harden_process (struct oci_process *process, const struct agent_policy *policy,
     env_set (&process->env, "HOME", process->user.uid == 0 ? "/root" : "/tmp",
              "HOME was not set", changes);
   if (d->egress == HARDEN_EGRESS_PROXY)
-    for (size_t i = 0; i < sizeof (proxy_vars) / sizeof (proxy_vars[0]); i++)
-      env_set (&process->env, proxy_vars[i][0], proxy_vars[i][1],
-               "egress goes through the sidecar proxy", changes);
+    {
+      bool changed = false;
+      for (size_t i = 0; i < sizeof (proxy_vars) / sizeof (proxy_vars[0]); i++)
+        changed |= env_set (&process->env, proxy_vars[i][0], proxy_vars[i][1],
+                            NULL, NULL);
+      if (changed)
+        change_add (changes, CHANGE_ENV_SET, "HTTP_PROXY, HTTPS_PROXY, "
+                    "ALL_PROXY, NO_PROXY and their lowercase forms",
+                    "egress goes through the sidecar proxy "
+                    HARDEN_PROXY_HTTP_URL " and " HARDEN_PROXY_SOCKS_URL);
+    }
   privileges_harden (process, policy, changes);
 }
 

@@ -29,7 +29,7 @@ POLICY_TESTS = \
 	tests/unit/test-policy-hostview
 check_PROGRAMS += $(POLICY_TESTS)
 TESTS += $(POLICY_TESTS)
-EXTRA_DIST += tests/unit/test-policy-fakehost.h docs/policy.md \
+EXTRA_DIST += tests/unit/policy-fakehost.h docs/policy.md \
 	docs/policy.example.json \
 	tests/fuzz/fuzz-policy-file.c tests/fuzz/fuzz-annotations.c \
 	tests/fuzz/corpus/policy tests/fuzz/corpus/annotations
