@@ -8,6 +8,15 @@
 #include "config.h"
 #include "json_tree.h"
 
+/* The names the parser accepts (NULL-terminated; the enum-indexed ones in
+ * enum order), shared with features.c. */
+extern const char *const oci_namespace_names[];
+extern const char *const oci_hook_names[];
+extern const char *const oci_seccomp_action_names[];
+extern const char *const oci_seccomp_op_names[];
+extern const char *const oci_seccomp_arch_names[];
+extern const char *const oci_seccomp_flag_names[];
+
 /* Parses a whole document whose top level must be an object. */
 struct json_doc *parse_document (const char *json, size_t len,
                                  const char *origin, agentrt_error_t *err);

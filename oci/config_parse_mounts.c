@@ -61,23 +61,16 @@ int
 parse_hooks (const struct json_ctx *c, const struct json_node *obj,
              const struct json_path *p, struct oci_hooks *out)
 {
-  const struct
-  {
-    const char *name;
-    struct oci_hook_list *list;
-  } kinds[] = {
-    { "prestart", &out->prestart },
-    { "createRuntime", &out->create_runtime },
-    { "createContainer", &out->create_container },
-    { "startContainer", &out->start_container },
-    { "poststart", &out->poststart },
-    { "poststop", &out->poststop },
+  /* In the order of oci_hook_names. */
+  struct oci_hook_list *lists[] = {
+    &out->prestart,        &out->create_runtime, &out->create_container,
+    &out->start_container, &out->poststart,      &out->poststop,
   };
 
-  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-    if (member_object_array (c, obj, p, kinds[i].name, sizeof (struct oci_hook),
-                             (void **) &kinds[i].list->items,
-                             &kinds[i].list->len, parse_hook, NULL) < 0)
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+    if (member_object_array (c, obj, p, oci_hook_names[i], sizeof (struct oci_hook),
+                             (void **) &lists[i]->items, &lists[i]->len,
+                             parse_hook, NULL) < 0)
       return -1;
   return 0;
 }

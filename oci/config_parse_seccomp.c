@@ -103,29 +103,15 @@ int
 parse_seccomp (const struct json_ctx *c, const struct json_node *obj,
                const struct json_path *p, struct oci_seccomp **out)
 {
-  static const char *const archs[] = {
-    "SCMP_ARCH_X86",       "SCMP_ARCH_X86_64",    "SCMP_ARCH_X32",
-    "SCMP_ARCH_ARM",       "SCMP_ARCH_AARCH64",   "SCMP_ARCH_MIPS",
-    "SCMP_ARCH_MIPS64",    "SCMP_ARCH_MIPS64N32", "SCMP_ARCH_MIPSEL",
-    "SCMP_ARCH_MIPSEL64",  "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC",
-    "SCMP_ARCH_PPC64",     "SCMP_ARCH_PPC64LE",   "SCMP_ARCH_S390",
-    "SCMP_ARCH_S390X",     "SCMP_ARCH_PARISC",    "SCMP_ARCH_PARISC64",
-    "SCMP_ARCH_RISCV64",   "SCMP_ARCH_LOONGARCH64", "SCMP_ARCH_M68K",
-    "SCMP_ARCH_SH",        "SCMP_ARCH_SHEB",      NULL,
-  };
-  static const char *const flags[] = {
-    "SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_LOG",
-    "SECCOMP_FILTER_FLAG_SPEC_ALLOW", "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
-    NULL,
-  };
   struct oci_seccomp *s = *out = xzalloc (sizeof (*s));
 
   if (member_action (c, obj, p, "defaultAction", &s->default_action) < 0
       || member_errno_ret (c, obj, p, "defaultErrnoRet", s->default_action,
                            &s->default_errno_ret, &s->has_default_errno_ret) < 0
-      || member_names_in (c, obj, p, "architectures", archs,
+      || member_names_in (c, obj, p, "architectures", oci_seccomp_arch_names,
                           "seccomp architecture", &s->architectures) < 0
-      || member_names_in (c, obj, p, "flags", flags, "seccomp flag", &s->flags) < 0
+      || member_names_in (c, obj, p, "flags", oci_seccomp_flag_names, "seccomp flag",
+                          &s->flags) < 0
       || json_member_string (c, obj, p, "listenerPath", JSON_OPTIONAL,
                              &s->listener_path) < 0
       || json_member_string (c, obj, p, "listenerMetadata", JSON_OPTIONAL,

@@ -1,6 +1,7 @@
 /* Small helpers of the OCI config model: string lists, key/value lists,
- * namespace lookup, and the name tables of namespaces, seccomp actions and
- * operators, and rlimits. */
+ * namespace lookup, and the name tables the parser accepts (namespaces,
+ * hooks, seccomp actions, operators, architectures and flags, rlimits),
+ * which `features` reports too. */
 #include <config.h>
 
 #include <stdlib.h>
@@ -8,16 +9,38 @@
 #include <sys/resource.h>
 
 #include "common/xalloc.h"
-#include "config.h"
+#include "config_parse.h"
 
-static const char *const namespace_names[OCI_NS_COUNT] = {
+const char *const oci_namespace_names[OCI_NS_COUNT + 1] = {
   [OCI_NS_PID] = "pid",     [OCI_NS_NETWORK] = "network",
   [OCI_NS_MOUNT] = "mount", [OCI_NS_IPC] = "ipc",
   [OCI_NS_UTS] = "uts",     [OCI_NS_USER] = "user",
   [OCI_NS_CGROUP] = "cgroup", [OCI_NS_TIME] = "time",
 };
 
-static const char *const seccomp_action_names[] = {
+const char *const oci_hook_names[] = {
+  "prestart",        "createRuntime", "createContainer",
+  "startContainer",  "poststart",     "poststop", NULL,
+};
+
+const char *const oci_seccomp_arch_names[] = {
+  "SCMP_ARCH_X86",       "SCMP_ARCH_X86_64",      "SCMP_ARCH_X32",
+  "SCMP_ARCH_ARM",       "SCMP_ARCH_AARCH64",     "SCMP_ARCH_MIPS",
+  "SCMP_ARCH_MIPS64",    "SCMP_ARCH_MIPS64N32",   "SCMP_ARCH_MIPSEL",
+  "SCMP_ARCH_MIPSEL64",  "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC",
+  "SCMP_ARCH_PPC64",     "SCMP_ARCH_PPC64LE",     "SCMP_ARCH_S390",
+  "SCMP_ARCH_S390X",     "SCMP_ARCH_PARISC",      "SCMP_ARCH_PARISC64",
+  "SCMP_ARCH_RISCV64",   "SCMP_ARCH_LOONGARCH64", "SCMP_ARCH_M68K",
+  "SCMP_ARCH_SH",        "SCMP_ARCH_SHEB",        NULL,
+};
+
+const char *const oci_seccomp_flag_names[] = {
+  "SECCOMP_FILTER_FLAG_TSYNC",      "SECCOMP_FILTER_FLAG_LOG",
+  "SECCOMP_FILTER_FLAG_SPEC_ALLOW", "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
+  NULL,
+};
+
+const char *const oci_seccomp_action_names[] = {
   [OCI_SECCOMP_ACT_KILL] = "SCMP_ACT_KILL",
   [OCI_SECCOMP_ACT_KILL_PROCESS] = "SCMP_ACT_KILL_PROCESS",
   [OCI_SECCOMP_ACT_KILL_THREAD] = "SCMP_ACT_KILL_THREAD",
@@ -27,13 +50,15 @@ static const char *const seccomp_action_names[] = {
   [OCI_SECCOMP_ACT_ALLOW] = "SCMP_ACT_ALLOW",
   [OCI_SECCOMP_ACT_LOG] = "SCMP_ACT_LOG",
   [OCI_SECCOMP_ACT_NOTIFY] = "SCMP_ACT_NOTIFY",
+  NULL,
 };
 
-static const char *const seccomp_op_names[] = {
+const char *const oci_seccomp_op_names[] = {
   [OCI_SECCOMP_OP_NE] = "SCMP_CMP_NE", [OCI_SECCOMP_OP_LT] = "SCMP_CMP_LT",
   [OCI_SECCOMP_OP_LE] = "SCMP_CMP_LE", [OCI_SECCOMP_OP_EQ] = "SCMP_CMP_EQ",
   [OCI_SECCOMP_OP_GE] = "SCMP_CMP_GE", [OCI_SECCOMP_OP_GT] = "SCMP_CMP_GT",
   [OCI_SECCOMP_OP_MASKED_EQ] = "SCMP_CMP_MASKED_EQ",
+  NULL,
 };
 
 static const struct
@@ -51,59 +76,62 @@ static const struct
   { "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING }, { "RLIMIT_STACK", RLIMIT_STACK },
 };
 
+/* Position of name in a NULL-terminated table, -1 if absent. */
 static int
-index_of (const char *const *names, size_t n, const char *name)
+index_of (const char *const *names, const char *name)
 {
-  for (size_t i = 0; i < n; i++)
+  for (int i = 0; names[i]; i++)
     if (strcmp (names[i], name) == 0)
-      return (int) i;
+      return i;
   return -1;
 }
 
-#define COUNT(a) (sizeof (a) / sizeof ((a)[0]))
+/* Entries of a NULL-terminated table (without the terminator). */
+#define COUNT(a) (sizeof (a) / sizeof ((a)[0]) - 1)
 
 const char *
 oci_namespace_type_name (enum oci_namespace_type type)
 {
-  return (unsigned) type < OCI_NS_COUNT ? namespace_names[type] : NULL;
+  return (unsigned) type < OCI_NS_COUNT ? oci_namespace_names[type] : NULL;
 }
 
 int
 oci_namespace_type_from_name (const char *name)
 {
-  return index_of (namespace_names, COUNT (namespace_names), name);
+  return index_of (oci_namespace_names, name);
 }
 
 const char *
 oci_seccomp_action_name (enum oci_seccomp_action action)
 {
-  return (unsigned) action < COUNT (seccomp_action_names)
-             ? seccomp_action_names[action]
+  return (unsigned) action < COUNT (oci_seccomp_action_names)
+             ? oci_seccomp_action_names[action]
              : NULL;
 }
 
 int
 oci_seccomp_action_from_name (const char *name)
 {
-  return index_of (seccomp_action_names, COUNT (seccomp_action_names), name);
+  return index_of (oci_seccomp_action_names, name);
 }
 
 const char *
 oci_seccomp_op_name (enum oci_seccomp_op op)
 {
-  return (unsigned) op < COUNT (seccomp_op_names) ? seccomp_op_names[op] : NULL;
+  return (unsigned) op < COUNT (oci_seccomp_op_names) ? oci_seccomp_op_names[op]
+                                                      : NULL;
 }
 
 int
 oci_seccomp_op_from_name (const char *name)
 {
-  return index_of (seccomp_op_names, COUNT (seccomp_op_names), name);
+  return index_of (oci_seccomp_op_names, name);
 }
 
 int
 oci_rlimit_from_name (const char *name)
 {
-  for (size_t i = 0; i < COUNT (rlimits); i++)
+  for (size_t i = 0; i < sizeof rlimits / sizeof rlimits[0]; i++)
     if (strcmp (rlimits[i].name, name) == 0)
       return rlimits[i].resource;
   return -1;

@@ -18,8 +18,23 @@ liboci_a_SOURCES = \
 	oci/config_write.c oci/config_write.h \
 	oci/config_write_linux.c \
 	oci/config_write_resources.c \
+	oci/features.c oci/features.h \
 	oci/json_access.c \
 	oci/json_tree.c oci/json_tree.h \
 	oci/json_writer.c oci/json_writer.h \
-	oci/state.h
+	oci/spec_default.c oci/spec_default.h \
+	oci/state.c oci/state.h
 liboci_a_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+
+# Unit tests of oci/ (the realistic configs they read are the fuzz corpus).
+OCI_LIBS = liboci.a libcommon.a $(YAJL_LIBS)
+OCI_TESTS = \
+	tests/unit/test-oci-config \
+	tests/unit/test-oci-corpus
+check_PROGRAMS += $(OCI_TESTS)
+TESTS += $(OCI_TESTS)
+EXTRA_DIST += tests/fuzz/fuzz-config.c tests/fuzz/corpus/config
+tests_unit_test_oci_config_LDADD = $(OCI_LIBS)
+tests_unit_test_oci_corpus_LDADD = $(OCI_LIBS)
+tests_unit_test_oci_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DOCI_CORPUS_DIR='"$(top_srcdir)/tests/fuzz/corpus/config"'

@@ -41,21 +41,25 @@ enum container_status
 };
 const char *container_status_name (enum container_status status);
 
-/* agentrt's own record (state.json in the state dir). */
+/* agentrt's own record (state.json in the state dir).  Parsing is strict:
+ * a truncated or corrupt file fails with "state.json: <path>: <problem>";
+ * id, bundle, rootfs (absolute), pid and created are required. */
 char *container_state_to_json (const struct container_state *state,
                                agentrt_error_t *err);
 struct container_state *container_state_parse (const char *json, size_t len,
                                                agentrt_error_t *err);
 void container_state_free (struct container_state *state);
 
-/* The runtime-spec state document, in runc's shape:
- * ociVersion, id, pid, status, bundle, rootfs, created, owner[, annotations].
- * pid is omitted when 0 (stopped).  `pretty` indents like runc's `state`. */
+/* The runtime-spec state document, in runc's shape and order:
+ * ociVersion, id, pid, status, bundle, rootfs, created[, annotations], owner.
+ * pid is 0 when stopped, as runc prints it.  `pretty` indents like runc's
+ * `state` (two spaces). */
 char *container_state_oci_json (const struct container_state *state,
                                 enum container_status status, bool pretty,
                                 agentrt_error_t *err);
 
-/* `agentrt list --format json`: an array of runtime-spec state documents. */
+/* `agentrt list --format json`: an array of runtime-spec state documents,
+ * compact; `null` when n is 0, as runc prints it. */
 char *container_state_list_json (struct container_state *const *states,
                                  const enum container_status *statuses,
                                  size_t n, agentrt_error_t *err);
