@@ -182,6 +182,24 @@ precedence (uint32_t action)
   return (int32_t) (action & SECCOMP_RET_ACTION_FULL);
 }
 
+/* Actions newer than seccomp itself need a kernel that knows them (4.14 for
+ * KILL_PROCESS and LOG, 5.0 for NOTIFY); libseccomp would only say EINVAL. */
+static int
+check_action_available (uint32_t action, enum oci_seccomp_action oci,
+                        const char *path, const char *field,
+                        agentrt_error_t *err)
+{
+  uint32_t probe = action & SECCOMP_RET_ACTION_FULL;
+
+  if (oci != OCI_SECCOMP_ACT_KILL_PROCESS && oci != OCI_SECCOMP_ACT_LOG
+      && oci != OCI_SECCOMP_ACT_NOTIFY)
+    return 0;
+  if (syscall (SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &probe) == 0)
+    return 0;
+  return agentrt_error (err, errno, "%s%s: %s is not supported by this kernel",
+                        path, field, action_name (oci));
+}
+
 unsigned int
 seccomp_flag_from_name (const char *name)
 {
@@ -411,8 +429,8 @@ compile_rule (struct compile *c, size_t r, agentrt_error_t *err)
                               "listener over)",
                               path, j);
     }
-  if (rule->action == OCI_SECCOMP_ACT_NOTIFY)
-    c->notify = true;
+  if (check_action_available (action, rule->action, path, "action", err) < 0)
+    return -1;
   if (split)
     add_note (c, xasprintf ("%sargs: conditions on one argument OR'ed", path));
   if (action == c->default_action)
@@ -538,6 +556,38 @@ compile_filter (struct compile *c, struct sock_filter **insns, size_t *len,
   return seccomp_enosys_prepend (insns, len, archs, n_archs, err);
 }
 
+/* Checks of the object as a whole, before compiling any rule. */
+static int
+check_object (struct compile *c, agentrt_error_t *err)
+{
+  const struct oci_seccomp *s = c->seccomp;
+  size_t r;
+
+  if (resolve_action (s->default_action, s->has_default_errno_ret,
+                      s->default_errno_ret, c->prefix, "defaultAction",
+                      "defaultErrnoRet", &c->default_action, err)
+      < 0)
+    return -1;
+  if (s->default_action == OCI_SECCOMP_ACT_NOTIFY)
+    return agentrt_error (err, 0,
+                          "%sdefaultAction: SCMP_ACT_NOTIFY cannot be the "
+                          "default (the runtime's own write(2) would wait on "
+                          "the listener)",
+                          c->prefix);
+  if (check_action_available (c->default_action, s->default_action,
+                              c->prefix, "defaultAction", err)
+      < 0)
+    return -1;
+  for (r = 0; r < s->n_syscalls; r++)
+    if (s->syscalls[r].action == OCI_SECCOMP_ACT_NOTIFY)
+      c->notify = true;
+  if (c->notify && s->listener_path == NULL)
+    return agentrt_error (err, 0,
+                          "%slistenerPath: required with SCMP_ACT_NOTIFY",
+                          c->prefix);
+  return 0;
+}
+
 struct seccomp_program *
 seccomp_compile (const struct oci_seccomp *seccomp, const char *path,
                  struct str_list *notes, agentrt_error_t *err)
@@ -545,24 +595,13 @@ seccomp_compile (const struct oci_seccomp *seccomp, const char *path,
   cleanup_free char *prefix = xasprintf ("%s%s", path, path[0] ? "." : "");
   struct compile c = { .seccomp = seccomp, .prefix = prefix, .notes = notes };
   cleanup_free struct sock_filter *insns = NULL;
-  struct seccomp_program *program = NULL;
+  struct seccomp_program *program;
   unsigned int flags = 0;
   size_t len = 0;
-  int ret = -1;
+  int ret;
 
-  if (resolve_action (seccomp->default_action, seccomp->has_default_errno_ret,
-                      seccomp->default_errno_ret, prefix, "defaultAction",
-                      "defaultErrnoRet", &c.default_action, err)
-      < 0)
+  if (check_object (&c, err) < 0)
     return NULL;
-  if (seccomp->default_action == OCI_SECCOMP_ACT_NOTIFY)
-    {
-      agentrt_error (err, 0,
-                     "%sdefaultAction: SCMP_ACT_NOTIFY cannot be the default "
-                     "(the runtime's own write(2) would wait on the listener)",
-                     prefix);
-      return NULL;
-    }
   c.ctx = seccomp_init (c.default_action);
   if (c.ctx == NULL)
     {
@@ -570,10 +609,6 @@ seccomp_compile (const struct oci_seccomp *seccomp, const char *path,
       return NULL;
     }
   ret = compile_filter (&c, &insns, &len, err);
-  if (ret == 0 && c.notify && seccomp->listener_path == NULL)
-    ret = agentrt_error (err, 0,
-                         "%slistenerPath: required with SCMP_ACT_NOTIFY",
-                         prefix);
   if (ret == 0)
     ret = resolve_flags (&c, &flags, err);
   seccomp_release (c.ctx);
