@@ -21,3 +21,14 @@ libcgroup_a_SOURCES = \
 libcgroup_a_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS)
 
 CGROUP_TEST_LIBS = libcgroup.a liboci.a libcommon.a $(YAJL_LIBS) $(SYSTEMD_LIBS)
+
+# Unit tests: layout/path rules (pure), the device eBPF generator, v2 file
+# formats on a fake tree, and the real v1/hybrid hierarchies (root only;
+# they skip with the reason otherwise).
+CGROUP_TESTS = \
+	tests/unit/test-cgroup-layout \
+	tests/unit/test-cgroup-bpf
+check_PROGRAMS += $(CGROUP_TESTS)
+TESTS += $(CGROUP_TESTS)
+tests_unit_test_cgroup_layout_LDADD = $(CGROUP_TEST_LIBS)
+tests_unit_test_cgroup_bpf_LDADD = $(CGROUP_TEST_LIBS)

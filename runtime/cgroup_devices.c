@@ -117,7 +117,7 @@ v1_line (const struct bpf_dev_rule *r, char type, char *buf, size_t size)
   if (r->access & BPF_DEV_MKNOD)
     access[a++] = 'm';
   access[a] = '\0';
-  snprintf (buf, size, "%c %s:%s %s", type, major, minor, access);
+  snprintf (buf, size, "%c %s:%s %s\n", type, major, minor, access);
 }
 
 /* v1: the kernel applies each line as it comes; a type "a" rule that is
@@ -141,7 +141,7 @@ v1_devices (struct cg_dir *d, const struct bpf_dev_rule *rules, size_t n,
       if (r->type == 'a' && r->major < 0 && r->minor < 0
           && r->access == BPF_DEV_RWM)
         {
-          if (cg_write_fd (d, fd, file, "a", err) < 0)
+          if (cg_write_fd (d, fd, file, "a\n", err) < 0)
             return -1;
           continue;
         }

@@ -81,16 +81,19 @@ cg_write_fd (struct cg_dir *d, int fd, const char *file, const char *value,
 {
   size_t len = strlen (value);
   ssize_t r;
+  int shown;
 
   do
     r = write (fd, value, len);
   while (r < 0 && errno == EINTR);
+  /* Messages stay on one line: no trailing newline of the value. */
+  shown = (int) (len && value[len - 1] == '\n' ? len - 1 : len);
   if (r < 0)
-    return agentrt_error (err, errno, "write `%s` to `%s/%s`", value, d->path,
-                          file);
-  if ((size_t) r != len)
-    return agentrt_error (err, EIO, "short write of `%s` to `%s/%s`", value,
+    return agentrt_error (err, errno, "write `%.*s` to `%s/%s`", shown, value,
                           d->path, file);
+  if ((size_t) r != len)
+    return agentrt_error (err, EIO, "short write of `%.*s` to `%s/%s`", shown,
+                          value, d->path, file);
   return 0;
 }
 

@@ -40,6 +40,7 @@ put_line (struct lines *l, const char *field, const char *line,
       if (l->fd < 0)
         return agentrt_error_wrap (err, "%s", field);
     }
+  /* One line per write(2), as the kernel parses these files. */
   if (cg_write_fd (l->d, l->fd, l->file, line, err) < 0)
     return agentrt_error_wrap (err, "%s", field);
   return 0;
@@ -80,13 +81,13 @@ throttle (struct cg_dir *d, const char *name,
       char line[96], field[96];
 
       if (d->v2 && t->rate == 0)
-        snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %s=max", t->major,
+        snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %s=max\n", t->major,
                   t->minor, kinds[k].v2);
       else if (d->v2)
-        snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %s=%" PRIu64,
+        snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %s=%" PRIu64 "\n",
                   t->major, t->minor, kinds[k].v2, t->rate);
       else
-        snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %" PRIu64,
+        snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %" PRIu64 "\n",
                   t->major, t->minor, t->rate);
       snprintf (field, sizeof field, "linux.resources.blockIO.%s[%zu]", name, i);
       ret = put_line (&l, field, line, err);
@@ -116,7 +117,7 @@ weight_devices (struct cg_apply *a, struct cg_dir *d, const struct oci_blkio *b,
         {
           if (d->v2 && !bfq)
             v = cg_blkio_to_io_weight (v);
-          snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %" PRIu64,
+          snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %" PRIu64 "\n",
                     wd->major, wd->minor, v);
           ret = put_line (&w, field, line, err);
         }
@@ -124,8 +125,8 @@ weight_devices (struct cg_apply *a, struct cg_dir *d, const struct oci_blkio *b,
         cg_warn (a, "%s.leafWeight is ignored on cgroup v2", field);
       else if (ret == 0 && wd->has_leaf_weight)
         {
-          snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %u", wd->major,
-                    wd->minor, wd->leaf_weight);
+          snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %u\n",
+                    wd->major, wd->minor, wd->leaf_weight);
           ret = put_line (&lw, field, line, err);
         }
     }
