@@ -58,7 +58,8 @@ member_size (const struct json_ctx *c, const struct json_node *obj,
     return 0;
   if (m->type == JSON_STRING)
     {
-      if (policy_parse_size (m->u.text, out) < 0)
+      cleanup_free char *s = xstrndup (m->u.text, m->len);
+      if (policy_parse_size (s, out) < 0)
         return json_fail (c, mp, "expected a size such as 512m or 4g");
       return 0;
     }
@@ -81,7 +82,8 @@ member_duration (const struct json_ctx *c, const struct json_node *obj,
     return 0;
   if (m->type == JSON_STRING)
     {
-      if (policy_parse_duration (m->u.text, out) < 0)
+      cleanup_free char *s = xstrndup (m->u.text, m->len);
+      if (policy_parse_duration (s, out) < 0)
         return json_fail (c, mp, "expected a duration such as 300, 5m or 24h");
       return 0;
     }

@@ -1,0 +1,293 @@
+/* Unit tests of the admin policy file parser (oci/policy_file.h):
+ * malformed files are errors naming the field, never weaker defaults. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/xalloc.h"
+#include "oci/policy_file.h"
+#include "unit.h"
+
+/* Parses text; on failure returns the message (malloc'd), else NULL with
+ * *out filled (released by the caller). */
+static char *
+parse (const char *text, struct agent_policy *out)
+{
+  agentrt_error_t err = NULL;
+  char *msg = NULL;
+
+  if (policy_file_parse (text, strlen (text), "policy.json", out, &err) < 0)
+    {
+      msg = strdup (err->msg);
+      /* A failed parse leaves nothing to release. */
+      CHECK (out->seccomp_profile == NULL && out->credential_paths.len == 0);
+    }
+  agentrt_error_release (&err);
+  return msg;
+}
+
+static void
+expect_error (const char *text, const char *needle)
+{
+  struct agent_policy p;
+  char *msg = parse (text, &p);
+
+  if (msg == NULL)
+    {
+      fprintf (stderr, "accepted: %s\n", text);
+      policy_release (&p);
+    }
+  CHECK_CONTAINS (msg, needle);
+  free (msg);
+}
+
+static void
+test_malformed (void)
+{
+  expect_error ("", "policy.json");
+  expect_error ("{", "policy.json");
+  expect_error ("[]", "policy.json: expected an object");
+  expect_error ("null", "policy.json");
+  expect_error ("{\"limit\":{}}", "policy.json: limit: unknown field");
+  expect_error ("{\"limits\":{\"memroy\":\"1g\"}}",
+                "policy.json: limits.memroy: unknown field");
+  expect_error ("{\"limits\":[]}", "limits: expected an object");
+  expect_error ("{\"version\":2}", "version: unsupported version");
+  expect_error ("{\"version\":\"1\"}", "version: expected an unsigned");
+  expect_error ("{\"rootfs\":{\"allowWritable\":\"yes\"}}",
+                "rootfs.allowWritable: expected a boolean");
+  expect_error ("{\"rootfs\":{\"allowWritable\":1}}",
+                "rootfs.allowWritable: expected a boolean");
+  expect_error ("{\"tmpfs\":{\"tmp\":\"512x\"}}", "tmpfs.tmp: expected a size");
+  expect_error ("{\"tmpfs\":{\"tmp\":\"1.5g\"}}", "tmpfs.tmp: expected a size");
+  expect_error ("{\"tmpfs\":{\"tmp\":0}}", "tmpfs.tmp: must be greater than 0");
+  expect_error ("{\"tmpfs\":{\"tmp\":-1}}", "tmpfs.tmp: expected an unsigned");
+  expect_error ("{\"tmpfs\":{\"tmp\":\"0m\"}}", "tmpfs.tmp: expected a size");
+  expect_error ("{\"tmpfs\":{\"shm\":\"99999999999999999999\"}}",
+                "tmpfs.shm: expected a size");
+  expect_error ("{\"tmpfs\":{\"home\":true}}", "tmpfs.home: expected an unsigned");
+  expect_error ("{\"limits\":{\"pids\":0}}", "limits.pids: must be greater");
+  expect_error ("{\"limits\":{\"pids\":1.5}}", "limits.pids: expected an integer");
+  expect_error ("{\"limits\":{\"memory\":\"9999999t\"}}", "limits.memory: too large");
+  expect_error ("{\"limits\":{\"lifetime\":\"0\"}}",
+                "limits.lifetime: expected a duration");
+  expect_error ("{\"limits\":{\"lifetime\":\"1w\"}}",
+                "limits.lifetime: expected a duration");
+  expect_error ("{\"limits\":{\"lifetime\":\"48h\",\"maxLifetime\":\"24h\"}}",
+                "limits.lifetime: longer than limits.maxLifetime");
+  expect_error ("{\"limits\":{\"maxLifetime\":\"1h\"}}",
+                "limits.lifetime: longer than limits.maxLifetime");
+  expect_error ("{\"capabilities\":{\"safe\":[\"CAP_KILL\",\"CAP_FOO\"]}}",
+                "capabilities.safe[1]: unknown capability");
+  expect_error ("{\"capabilities\":{\"safe\":\"CAP_KILL\"}}",
+                "capabilities.safe: expected an array");
+  expect_error ("{\"capabilities\":{\"safe\":[1]}}",
+                "capabilities.safe[0]: expected a string");
+  expect_error ("{\"credentials\":{\"extraPaths\":[\"../x\"]}}",
+                "credentials.extraPaths[0]: expected a clean path");
+  expect_error ("{\"credentials\":{\"extraPaths\":[\"a//b\"]}}",
+                "credentials.extraPaths[0]: expected a clean path");
+  expect_error ("{\"credentials\":{\"extraPaths\":[\".x/\"]}}",
+                "no trailing");
+  expect_error ("{\"credentials\":{\"extraPaths\":[\".x/*\"]}}", "no `*`");
+  expect_error ("{\"credentials\":{\"extraPaths\":[\"\"]}}", "must not be empty");
+  expect_error ("{\"sockets\":{\"extraPaths\":[\"run/x\"]}}",
+                "sockets.extraPaths[0]: expected an absolute path");
+  expect_error ("{\"sockets\":{\"extraPaths\":[\"/run/a*\"]}}",
+                "`*` must be a whole path component");
+  expect_error ("{\"sockets\":{\"extraPaths\":[\"/run/./x\"]}}", "clean path");
+  expect_error ("{\"env\":{\"extraSecretPatterns\":[\"\"]}}",
+                "env.extraSecretPatterns[0]: must not be empty");
+  expect_error ("{\"env\":{\"allowkeep\":false}}", "env.allowkeep: unknown");
+  expect_error ("{\"egress\":{\"allow\":[\"a.com,b.com\"]}}",
+                "egress.allow[0]: one entry per string");
+  expect_error ("{\"egress\":{\"allow\":[\"bad host\"]}}",
+                "policy.json: egress.allow: egress allowlist entry");
+  expect_error ("{\"egress\":{\"ceiling\":[\"*.x.com:99999\"]}}",
+                "egress.ceiling");
+  expect_error ("{\"seccomp\":{\"profile\":\"agent.json\"}}",
+                "seccomp.profile: expected an absolute path or null");
+  expect_error ("{\"seccomp\":{\"profile\":5}}",
+                "seccomp.profile: expected a string");
+  expect_error ("{\"seccomp\":{\"path\":\"/x\"}}", "seccomp.path: unknown");
+  expect_error ("{\"sidecar\":{\"uid\":0}}",
+                "sidecar.uid: the sidecar never runs as root");
+  expect_error ("{\"sidecar\":{\"gid\":0}}", "sidecar.gid");
+  expect_error ("{\"sidecar\":{\"uid\":-1}}", "sidecar.uid: expected an unsigned");
+  expect_error ("{\"sidecar\":{\"uid\":4294967296}}", "sidecar.uid: out of range");
+  expect_error ("{\"audit\":{\"dir\":\"log\"}}",
+                "audit.dir: expected an absolute path");
+}
+
+static void
+test_empty_is_defaults (void)
+{
+  struct agent_policy p, d;
+  char *msg = parse ("{}", &p);
+
+  CHECK (msg == NULL);
+  policy_init_defaults (&d);
+  CHECK (p.allow_ephemeral_rootfs && !p.allow_writable_rootfs);
+  CHECK (p.pids_limit == d.pids_limit && p.memory_limit == d.memory_limit);
+  CHECK (p.lifetime == 86400 && p.max_lifetime == 86400);
+  CHECK (p.credential_paths.len == d.credential_paths.len);
+  CHECK (p.safe_capabilities.len == 8);
+  CHECK_STR_EQ (p.seccomp_profile, POLICY_DEFAULT_SECCOMP_PROFILE);
+  CHECK_STR_EQ (p.audit_dir, "/var/log/agentrt");
+  CHECK (p.egress_ceiling.len == 1 && p.egress_allow.len == 0);
+  policy_release (&p);
+  policy_release (&d);
+}
+
+static void
+test_values (void)
+{
+  struct agent_policy p;
+  char *msg = parse (
+      "{\"version\":1,"
+      "\"rootfs\":{\"allowEphemeral\":false,\"allowWritable\":true,"
+      "\"ephemeralSize\":\"2G\"},"
+      "\"tmpfs\":{\"tmp\":\"1g\",\"run\":1048576,\"shm\":\"128m\",\"home\":"
+      "\"256M\"},"
+      "\"env\":{\"allowKeep\":false,\"extraSecretPatterns\":[\"*_CREDS\"]},"
+      "\"credentials\":{\"extraPaths\":[\".config/acme\",\"/etc/acme/key\"]},"
+      "\"sockets\":{\"extraPaths\":[\"/run/acme/*/ctl\"]},"
+      "\"capabilities\":{\"safe\":[\"cap_kill\",\"CAP_NET_RAW\"]},"
+      "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"48h\"},"
+      "\"egress\":{\"allow\":[\"pypi.org\"],\"ceiling\":[\"*.corp.example\","
+      "\"pypi.org\"],\"allowBroad\":true},"
+      "\"seccomp\":{\"profile\":null},"
+      "\"sidecar\":{\"uid\":990,\"gid\":991},"
+      "\"audit\":{\"dir\":\"/srv/audit\"}}",
+      &p);
+
+  CHECK (msg == NULL);
+  free (msg);
+  if (msg)
+    return;
+  CHECK (!p.allow_ephemeral_rootfs && p.allow_writable_rootfs);
+  CHECK (p.ephemeral_size == 2 * POLICY_GIB);
+  CHECK (p.tmp_size == POLICY_GIB && p.run_size == POLICY_MIB);
+  CHECK (p.shm_size == 128 * POLICY_MIB && p.home_size == 256 * POLICY_MIB);
+  CHECK (!p.allow_env_keep && p.extra_secret_env.len == 1);
+  CHECK (str_list_contains (&p.credential_paths, ".ssh"));
+  CHECK (str_list_contains (&p.credential_paths, "/etc/acme/key"));
+  CHECK (str_list_contains (&p.socket_paths, "/run/docker.sock"));
+  CHECK (str_list_contains (&p.socket_paths, "/run/acme/*/ctl"));
+  CHECK (p.safe_capabilities.len == 2);
+  CHECK_STR_EQ (p.safe_capabilities.items[0], "CAP_KILL");
+  CHECK (p.pids_limit == 256 && p.memory_limit == (int64_t) POLICY_GIB);
+  CHECK (p.lifetime == 48 * 3600 && p.max_lifetime == 48 * 3600);
+  CHECK (p.egress_allow.len == 1 && p.egress_ceiling.len == 2);
+  CHECK (p.allow_broad_egress);
+  CHECK (p.seccomp_profile == NULL);
+  CHECK (p.sidecar_uid == 990 && p.sidecar_gid == 991);
+  CHECK_STR_EQ (p.audit_dir, "/srv/audit");
+  policy_release (&p);
+}
+
+/* The example shipped in docs/ parses. */
+static void
+test_example (void)
+{
+  const char *file = __FILE__;
+  const char *tail = strstr (file, "tests/unit/test-policy-file.c");
+  char *path = tail ? xasprintf ("%.*sdocs/policy.example.json",
+                                 (int) (tail - file), file)
+                    : xstrdup ("docs/policy.example.json");
+  struct agent_policy p;
+  agentrt_error_t err = NULL;
+
+  if (policy_file_load (path, &p, &err) < 0)
+    fprintf (stderr, "%s\n", err->msg);
+  else
+    {
+      CHECK_STR_EQ (p.seccomp_profile, "/usr/share/agentrt/agent-default.json");
+      policy_release (&p);
+    }
+  CHECK (err == NULL);
+  agentrt_error_release (&err);
+  free (path);
+}
+
+static void
+test_files (void)
+{
+  char dir[] = "/tmp/agentrt-policy-test.XXXXXX";
+  struct agent_policy p;
+  agentrt_error_t err = NULL;
+  char *file, *fifo, *big;
+  int fd;
+
+  CHECK (mkdtemp (dir) != NULL);
+  file = xasprintf ("%s/policy.json", dir);
+  fifo = xasprintf ("%s/fifo", dir);
+  big = xasprintf ("%s/big.json", dir);
+
+  CHECK (policy_file_load (dir, &p, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "not a regular file");
+  agentrt_error_release (&err);
+
+  CHECK (policy_file_load (file, &p, &err) < 0);
+  CHECK (err && err->status == ENOENT);
+  agentrt_error_release (&err);
+
+  CHECK (mkfifo (fifo, 0600) == 0);
+  CHECK (policy_file_load (fifo, &p, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "not a regular file");
+  agentrt_error_release (&err);
+
+  fd = open (big, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  CHECK (fd >= 0 && ftruncate (fd, POLICY_FILE_MAX_SIZE + 1) == 0);
+  close (fd);
+  CHECK (policy_file_load (big, &p, &err) < 0);
+  CHECK (err && err->status == EFBIG);
+  agentrt_error_release (&err);
+
+  fd = open (file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  CHECK (fd >= 0 && write (fd, "{\"limits\":{\"pids\":7}}", 21) == 21);
+  close (fd);
+  CHECK (policy_file_load_default (file, &p, &err) == 0);
+  CHECK (p.pids_limit == 7);
+  policy_release (&p);
+
+  /* The path appears in the message of a broken file. */
+  fd = open (file, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  CHECK (fd >= 0 && write (fd, "{\"limits\":{\"pids\":-7}}", 22) == 22);
+  close (fd);
+  CHECK (policy_file_load_default (file, &p, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "policy.json: limits.pids");
+  agentrt_error_release (&err);
+
+  /* Without --policy and without the default file: built-in defaults. */
+  if (access (POLICY_FILE_DEFAULT_PATH, F_OK) < 0)
+    {
+      CHECK (policy_file_load_default (NULL, &p, &err) == 0);
+      CHECK (p.pids_limit == 1024);
+      policy_release (&p);
+    }
+
+  unlink (file);
+  unlink (fifo);
+  unlink (big);
+  rmdir (dir);
+  free (file);
+  free (fifo);
+  free (big);
+}
+
+int
+main (void)
+{
+  RUN_TEST (test_malformed);
+  RUN_TEST (test_empty_is_defaults);
+  RUN_TEST (test_values);
+  RUN_TEST (test_example);
+  RUN_TEST (test_files);
+  return UNIT_EXIT ();
+}
