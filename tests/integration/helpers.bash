@@ -425,3 +425,68 @@ status_field ()
 {
   awk -v f="$2:" '$1 == f { print $2 }' <<<"$1"
 }
+
+# host_dir NAME: an empty directory BATS_TEST_TMPDIR/NAME (printed).
+host_dir ()
+{
+  mkdir -p "$BATS_TEST_TMPDIR/$1" && printf '%s\n' "$BATS_TEST_TMPDIR/$1"
+}
+
+# add_mount DEST TYPE SOURCE [OPTION...]: append a mount to the config.
+add_mount ()
+{
+  local dest=$1 type=$2 src=$3
+  shift 3
+  local opts
+  opts=$(jq -n '$ARGS.positional' --args -- "$@") || return 1
+  update_config '.mounts += [{destination: $d, type: $t, source: $s, options: $o}]' \
+    --arg d "$dest" --arg t "$type" --arg s "$src" --argjson o "$opts"
+}
+
+# add_bind SRC DEST [OPTION...]: a bind mount ("bind" unless OPTIONs say
+# rbind).
+add_bind ()
+{
+  local src=$1 dest=$2
+  shift 2
+  [[ " $* " == *" rbind "* ]] || set -- bind "$@"
+  add_mount "$dest" bind "$src" "$@"
+}
+
+# ct_cgroup_dir PID CONTROLLER: the host directory of PID's cgroup for that
+# v1 controller, or its cgroup2 directory on a pure v2 host.
+ct_cgroup_dir ()
+{
+  local pid=$1 ctrl=$2 rel
+  if [[ $(_cgroup_mode) == v2 ]]; then
+    rel=$(awk -F: '$1 == "0" { print $3 }' "/proc/$pid/cgroup")
+    printf '/sys/fs/cgroup%s\n' "$rel"
+    return
+  fi
+  rel=$(awk -F: -v c="$ctrl" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' "/proc/$pid/cgroup")
+  [[ -n $rel ]] || return 1
+  printf '/sys/fs/cgroup/%s%s\n' "$ctrl" "$rel"
+}
+
+# ns_id PID NS: what /proc/PID/ns/NS points at, e.g. net:[4026531992].
+ns_id ()
+{
+  readlink "/proc/$1/ns/$2"
+}
+
+# no_leftovers ID: assert (now, not only in teardown) that nothing of
+# container ID exists: state, cgroups, mounts under the test dir, processes.
+no_leftovers ()
+{
+  local id=$1 bad=()
+  rt state "$id"
+  [[ $status -ne 0 ]] || bad+=("runtime still has state for $id: $output")
+  [[ ! -e $ROOT/$id ]] || bad+=("state dir $ROOT/$id")
+  [[ -z $(cgroups_named "$id") ]] || bad+=("cgroups: $(cgroups_named "$id" | tr '\n' ' ')")
+  [[ -z $(mounts_under "$BATS_TEST_TMPDIR") ]] || bad+=("mounts: $(mounts_under "$BATS_TEST_TMPDIR" | tr '\n' ' ')")
+  [[ -z $(procs_of_test) ]] || bad+=("processes: $(procs_of_test | tr '\n' ' ')")
+  if ((${#bad[@]} > 0)); then
+    printf 'left behind: %s\n' "${bad[@]}" >&2
+    return 1
+  fi
+}
