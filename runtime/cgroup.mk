@@ -27,8 +27,10 @@ CGROUP_TEST_LIBS = libcgroup.a liboci.a libcommon.a $(YAJL_LIBS) $(SYSTEMD_LIBS)
 # they skip with the reason otherwise).
 CGROUP_TESTS = \
 	tests/unit/test-cgroup-layout \
-	tests/unit/test-cgroup-bpf
+	tests/unit/test-cgroup-bpf \
+	tests/unit/test-cgroup-v2
 check_PROGRAMS += $(CGROUP_TESTS)
 TESTS += $(CGROUP_TESTS)
 tests_unit_test_cgroup_layout_LDADD = $(CGROUP_TEST_LIBS)
 tests_unit_test_cgroup_bpf_LDADD = $(CGROUP_TEST_LIBS)
+tests_unit_test_cgroup_v2_LDADD = $(CGROUP_TEST_LIBS)

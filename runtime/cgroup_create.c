@@ -201,10 +201,15 @@ enable_controllers (const struct cg_hier *h, const char *path, unsigned want,
 static unsigned
 v2_wanted (const struct cgroup_layout *l, unsigned needed)
 {
+  /* devices and freezer are core cgroup2 features, cpuacct is cpu's. */
+  unsigned pseudo = 1u << CG_CPUACCT | 1u << CG_DEVICES | 1u << CG_FREEZER;
   unsigned mine = 0;
+
   for (int c = 0; c < CG_NCTRL; c++)
     if (l->route[c] == l->unified)
       mine |= 1u << c;
+  mine &= ~pseudo;
+  needed &= ~pseudo;
   /* v2: everything it has, as runc does; hybrid: only what is needed, so
    * the host's cgroup2 root is changed only for a requested limit. */
   return l->mode == CGROUP_MODE_V2 ? mine : mine & needed;

@@ -54,11 +54,12 @@ lines_close (struct lines *l)
   l->fd = -1;
 }
 
+/* One throttle list: v1 has a file per kind, v2 one io.max (shared by the
+ * caller's `out`) with a key per kind. */
 static int
-throttle (struct cg_dir *d, const char *name,
+throttle (struct lines *out, const char *name,
           const struct oci_blkio_throttle_list *list, agentrt_error_t *err)
 {
-  /* v1 file per kind; v2 one io.max with a key per kind. */
   static const struct
   {
     const char *oci, *v1, *v2;
@@ -68,21 +69,23 @@ throttle (struct cg_dir *d, const char *name,
     { "throttleReadIOPSDevice", "blkio.throttle.read_iops_device", "riops" },
     { "throttleWriteIOPSDevice", "blkio.throttle.write_iops_device", "wiops" },
   };
+  struct cg_dir *d = out->d;
+  struct lines v1 = { .d = d, .fd = -1 };
+  struct lines *l = d->v2 ? out : &v1;
   size_t k = 0;
-  struct lines l = { .d = d, .fd = -1 };
   int ret = 0;
 
   while (strcmp (kinds[k].oci, name) != 0)
     k++;
-  l.file = d->v2 ? "io.max" : kinds[k].v1;
+  v1.file = kinds[k].v1;
   for (size_t i = 0; ret == 0 && i < list->len; i++)
     {
       const struct oci_blkio_throttle_device *t = &list->items[i];
       char line[96], field[96];
 
       if (d->v2 && t->rate == 0)
-        snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %s=max\n", t->major,
-                  t->minor, kinds[k].v2);
+        snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %s=max\n",
+                  t->major, t->minor, kinds[k].v2);
       else if (d->v2)
         snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %s=%" PRIu64 "\n",
                   t->major, t->minor, kinds[k].v2, t->rate);
@@ -90,9 +93,9 @@ throttle (struct cg_dir *d, const char *name,
         snprintf (line, sizeof line, "%" PRId64 ":%" PRId64 " %" PRIu64 "\n",
                   t->major, t->minor, t->rate);
       snprintf (field, sizeof field, "linux.resources.blockIO.%s[%zu]", name, i);
-      ret = put_line (&l, field, line, err);
+      ret = put_line (l, field, line, err);
     }
-  lines_close (&l);
+  lines_close (&v1);
   return ret;
 }
 
@@ -171,7 +174,9 @@ cg_apply_blkio (struct cg_apply *a, const struct oci_blkio *b,
                 agentrt_error_t *err)
 {
   struct cg_dir *d = cg_ctrl_dir (a->cg, CG_BLKIO, err);
+  struct lines io_max;
   bool bfq;
+  int ret;
 
   if (d == NULL && err && *err)
     return agentrt_error_wrap (err, "linux.resources.blockIO");
@@ -182,13 +187,20 @@ cg_apply_blkio (struct cg_apply *a, const struct oci_blkio *b,
   /* Without CFQ (gone since Linux 5.0) weights live in BFQ's files. */
   bfq = d->v2 ? cg_has_file (d, "io.bfq.weight")
               : !cg_has_file (d, "blkio.weight") && cg_has_file (d, "blkio.bfq.weight");
-  if (set_weight (a, d, b, bfq, err) < 0 || weight_devices (a, d, b, bfq, err) < 0
-      || throttle (d, "throttleReadBpsDevice", &b->throttle_read_bps, err) < 0
-      || throttle (d, "throttleWriteBpsDevice", &b->throttle_write_bps, err) < 0
-      || throttle (d, "throttleReadIOPSDevice", &b->throttle_read_iops, err) < 0
-      || throttle (d, "throttleWriteIOPSDevice", &b->throttle_write_iops, err) < 0)
-    return -1;
-  return 0;
+  io_max = (struct lines){ .d = d, .file = "io.max", .fd = -1 };
+  ret = set_weight (a, d, b, bfq, err) < 0 || weight_devices (a, d, b, bfq, err) < 0
+                || throttle (&io_max, "throttleReadBpsDevice",
+                             &b->throttle_read_bps, err) < 0
+                || throttle (&io_max, "throttleWriteBpsDevice",
+                             &b->throttle_write_bps, err) < 0
+                || throttle (&io_max, "throttleReadIOPSDevice",
+                             &b->throttle_read_iops, err) < 0
+                || throttle (&io_max, "throttleWriteIOPSDevice",
+                             &b->throttle_write_iops, err) < 0
+            ? -1
+            : 0;
+  lines_close (&io_max);
+  return ret;
 }
 
 /* "2MB", "1GB", "64KB": digits then KB, MB or GB (the kernel's names). */
