@@ -27,11 +27,11 @@
 #define MAX_ERRNO_RET 4095
 /* SCMP_ACT_TRACE's data is a 16-bit message for the tracer. */
 #define MAX_TRACE_RET 0xffff
-/* runc enables libseccomp's binary-tree layout above this many rules. */
+/* runc asks libseccomp for a binary-tree layout above this many rules. */
 #define OPTIMIZE_MIN_RULES 32
 
-/* The tables are sorted by name, the order `features` prints them in. */
-/* The architectures libseccomp 2.5 knows. */
+/* The architectures libseccomp 2.5 knows, and the flags agentrt knows,
+ * sorted by name: the order `features` prints them in. */
 static const struct
 {
   const char *name;
@@ -92,12 +92,6 @@ struct compile
   size_t n_seen;
 };
 
-static const char *
-action_name (enum oci_seccomp_action action)
-{
-  return oci_seccomp_action_name (action);
-}
-
 /* OCI operator -> libseccomp's; -1 when unknown. */
 static int
 scmp_compare_of (enum oci_seccomp_op op)
@@ -129,13 +123,13 @@ resolve_action (enum oci_seccomp_action action, bool has_ret, uint32_t ret,
                 const char *path, const char *action_field,
                 const char *ret_field, uint32_t *out, agentrt_error_t *err)
 {
-  if (action_name (action) == NULL)
+  if (oci_seccomp_action_name (action) == NULL)
     return agentrt_error (err, 0, "%s%s: unknown action %d", path,
                           action_field, (int) action);
   if (has_ret && action != OCI_SECCOMP_ACT_ERRNO
       && action != OCI_SECCOMP_ACT_TRACE)
     return agentrt_error (err, 0, "%s%s: not valid with action %s", path,
-                          ret_field, action_name (action));
+                          ret_field, oci_seccomp_action_name (action));
   if (!has_ret)
     ret = EPERM;
   switch (action)
@@ -197,7 +191,7 @@ check_action_available (uint32_t action, enum oci_seccomp_action oci,
   if (syscall (SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &probe) == 0)
     return 0;
   return agentrt_error (err, errno, "%s%s: %s is not supported by this kernel",
-                        path, field, action_name (oci));
+                        path, field, oci_seccomp_action_name (oci));
 }
 
 unsigned int
@@ -391,6 +385,15 @@ add_syscall (struct compile *c, size_t r, size_t j, uint32_t action,
   return 0;
 }
 
+/* The syscalls the container's process makes between installing a filter
+ * and the listener reaching the agent (runc refuses `write` for the same
+ * reason; agentrt's sync socket uses sendmsg). */
+static bool
+hands_over_listener (const char *name)
+{
+  return strcmp (name, "sendmsg") == 0 || strcmp (name, "write") == 0;
+}
+
 static int
 compile_rule (struct compile *c, size_t r, agentrt_error_t *err)
 {
@@ -415,19 +418,19 @@ compile_rule (struct compile *c, size_t r, agentrt_error_t *err)
                           "%sargs: several conditions on one argument would "
                           "be OR'ed (libseccomp cannot AND them), widening "
                           "what %s permits; write one rule per range",
-                          path, action_name (rule->action));
+                          path, oci_seccomp_action_name (rule->action));
   for (j = 0; j < rule->names.len; j++)
     {
       const char *name = rule->names.items[j];
       if (name[0] == '\0')
         return agentrt_error (err, 0, "%snames[%zu]: empty syscall name",
                               path, j);
-      if (rule->action == OCI_SECCOMP_ACT_NOTIFY && strcmp (name, "write") == 0)
+      if (rule->action == OCI_SECCOMP_ACT_NOTIFY && hands_over_listener (name))
         return agentrt_error (err, 0,
                               "%snames[%zu]: SCMP_ACT_NOTIFY cannot be used "
-                              "for `write` (the runtime needs it to hand the "
-                              "listener over)",
-                              path, j);
+                              "for `%s`: the runtime calls it to hand the "
+                              "listener over, before anyone could answer",
+                              path, j, name);
     }
   if (check_action_available (action, rule->action, path, "action", err) < 0)
     return -1;
@@ -512,15 +515,6 @@ default_denies (uint32_t action)
          && action != SCMP_ACT_ERRNO (ENOSYS);
 }
 
-static size_t
-count_names (const struct oci_seccomp *s)
-{
-  size_t r, n = 0;
-  for (r = 0; r < s->n_syscalls; r++)
-    n += s->syscalls[r].names.len;
-  return n;
-}
-
 static int
 compile_filter (struct compile *c, struct sock_filter **insns, size_t *len,
                 agentrt_error_t *err)
@@ -531,16 +525,17 @@ compile_filter (struct compile *c, struct sock_filter **insns, size_t *len,
 
   if (add_architectures (c, err) < 0)
     return -1;
-  /* libseccomp <= 2.5.4 misbehaves with the tree layout and no rules. */
-  if (count_names (c->seccomp) > OPTIMIZE_MIN_RULES)
+  for (r = 0; r < c->seccomp->n_syscalls; r++)
+    if (compile_rule (c, r, err) < 0)
+      return -1;
+  /* Counted on the rules added: libseccomp <= 2.5.4 misbehaves with the
+   * tree layout and no rules. */
+  if (c->n_seen > OPTIMIZE_MIN_RULES)
     {
       ret = seccomp_attr_set (c->ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
       if (ret < 0)
         return agentrt_error (err, -ret, "seccomp: binary tree layout");
     }
-  for (r = 0; r < c->seccomp->n_syscalls; r++)
-    if (compile_rule (c, r, err) < 0)
-      return -1;
   if (export_bpf (c->ctx, insns, len, err) < 0)
     return -1;
   if (!default_denies (c->default_action))

@@ -39,8 +39,8 @@ struct seccomp_program
  * when the default denies, so that libc falls back from syscalls newer than
  * the profile; several conditions on the same argument become separate rules
  * (OR), which is refused when it would widen what the rule allows.
- * SCMP_ACT_NOTIFY is refused as the default action and for `write` (the child
- * reports the listener fd with write(2)).
+ * SCMP_ACT_NOTIFY is refused as the default action and for `sendmsg` and
+ * `write`, which the child needs to hand the listener over.
  *
  * `notes`, when not NULL, receives one line per skipped name or shadowed
  * rule, for the caller to log at debug level.  Returns NULL with *err set. */

@@ -45,7 +45,7 @@ struct cache_header
 #define KNOWN_FLAGS                                                           \
   (SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_LOG                        \
    | SECCOMP_FILTER_FLAG_SPEC_ALLOW | SECCOMP_FILTER_FLAG_NEW_LISTENER        \
-   | SECCOMP_FILTER_FLAG_TSYNC_ESRCH | (1u << 5))
+   | SECCOMP_FILTER_FLAG_TSYNC_ESRCH | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)
 
 /* FNV-1a over 8-byte words, with a shift to fold high bits down: each step
  * is a bijection of the state, so a change confined to one word always

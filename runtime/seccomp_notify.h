@@ -2,10 +2,13 @@
  * created, and handing it to the seccomp agent at linux.seccomp.listenerPath
  * with the runtime-spec ContainerProcessState document.
  *
- * Sequence: the child installs its programs (seccomp_load.h), writes the
- * listener's fd number on the sync socket and waits; the parent calls
- * seccomp_listener_fetch, then seccomp_listener_send, closes its copy and
- * lets the child go on to exec (the child's copy is O_CLOEXEC). */
+ * Sequence: the child installs its programs (seccomp_load.h) and passes the
+ * listener to the parent, either with SCM_RIGHTS on the sync socket (what
+ * agentrt does: sendmsg) or by writing its number for the parent to take with
+ * seccomp_listener_fetch; the child then waits.  The parent calls
+ * seccomp_listener_send, closes its copy and lets the child go on to exec
+ * (the child's copy is O_CLOEXEC).  The compiler refuses NOTIFY rules on the
+ * calls this hand-over makes (seccomp.h). */
 #ifndef AGENTRT_SECCOMP_NOTIFY_H
 #define AGENTRT_SECCOMP_NOTIFY_H
 

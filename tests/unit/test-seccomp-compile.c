@@ -286,6 +286,12 @@ test_refuses_notify_misuse (void)
                     "cannot be used for `write`");
 
   fixture_init (&f, OCI_SECCOMP_ACT_ALLOW);
+  f.s.listener_path = "/run/agent.sock";
+  add_rule (&f, OCI_SECCOMP_ACT_NOTIFY, "sendmsg");
+  expect_error (&f, "linux.seccomp.syscalls[0].names[0]: SCMP_ACT_NOTIFY "
+                    "cannot be used for `sendmsg`: the runtime calls it");
+
+  fixture_init (&f, OCI_SECCOMP_ACT_ALLOW);
   add_rule (&f, OCI_SECCOMP_ACT_NOTIFY, "mknod");
   expect_error (&f, "linux.seccomp.listenerPath: required");
 }
