@@ -188,10 +188,12 @@ run_ct ()
 }
 
 # start_ct [ID]: create + start the bundle's container, insist it runs.
+# CT_OUT is the file receiving the container's stdout and stderr.
 start_ct ()
 {
   local id=${1:-$CT_ID}
   rt_ok create --bundle "$BUNDLE" "$id" || return 1
+  CT_OUT=$RT_OUT
   rt_ok start "$id" || return 1
   wait_for_container "$id" running
 }
