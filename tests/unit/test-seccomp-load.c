@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -442,6 +443,57 @@ test_notify_listener (void)
   wait_child_ok (pid);
 }
 
+/* Figures, not assertions: what installing agent-default costs the child
+ * (the kernel checks the program, JIT-compiles it and precomputes which
+ * syscalls it always allows). */
+static void
+body_time_install (int listener, void *data)
+{
+  const struct seccomp_program *p = agent_default;
+  struct timespec t0, t1;
+  int *pipe_w = data, fd;
+  double us;
+
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  CHILD_CHECK (seccomp_program_load (p, &fd) == 0);
+  clock_gettime (CLOCK_MONOTONIC, &t1);
+  us = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
+  CHILD_CHECK (write (*pipe_w, &us, sizeof (us)) == sizeof (us));
+}
+
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static void
+test_install_timing (void)
+{
+  enum
+  {
+    RUNS = 21
+  };
+  double t[RUNS];
+  int p[2];
+  size_t i;
+
+  CHECK (pipe2 (p, O_CLOEXEC) == 0);
+  for (i = 0; i < RUNS; i++)
+    {
+      t[i] = 0;
+      run_child (NULL, 0, body_time_install, &p[1]);
+      CHECK (read (p[0], &t[i], sizeof (t[i])) == sizeof (t[i]));
+    }
+  close (p[0]);
+  close (p[1]);
+  qsort (t, RUNS, sizeof (t[0]), compare_double);
+  printf ("agent-default.json: installing %u instructions with seccomp(2) "
+          "takes %.0f us (median)\n",
+          agent_default->len, t[RUNS / 2]);
+}
+
 int
 main (void)
 {
@@ -469,6 +521,7 @@ main (void)
   RUN_TEST (test_agent_default_ordinary_tools);
   RUN_TEST (test_stacked_programs);
   RUN_TEST (test_notify_listener);
+  RUN_TEST (test_install_timing);
   snprintf (cmd, sizeof (cmd), "rm -rf '%s'", tmpdir);
   if (system (cmd) != 0)
     fprintf (stderr, "could not remove %s\n", tmpdir);
