@@ -14,6 +14,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "json_tree.h"
+#include "utf8.h"
 
 #define ARENA_CHUNK_MIN (4u * 1024)
 #define ARENA_CHUNK_MAX (1024u * 1024)
@@ -173,6 +174,28 @@ push (struct builder *b, struct json_node node)
   b->stack[b->top++] = node;
 }
 
+static bool
+in_input (const struct builder *b, const char *text, size_t len)
+{
+  return text >= b->input && text <= b->input_end
+         && len <= (size_t) (b->input_end - text);
+}
+
+/* yajl hands out text inside the input unless it decoded escapes, and it
+ * validates the raw input; so only decoded text can hold a NUL (\u0000) or
+ * invalid UTF-8 (an unpaired \uD800-\uDFFF escape). */
+static int
+check_decoded (struct builder *b, const char *text, size_t len, bool is_key)
+{
+  const char *what = is_key ? "member name" : "string";
+
+  if (memchr (text, '\0', len))
+    return build_fail (b, is_key, "%s contains a NUL byte", what);
+  if (!utf8_valid (text, len))
+    return build_fail (b, is_key, "%s contains an unpaired surrogate escape", what);
+  return 0;
+}
+
 static int
 on_scalar (struct builder *b, enum json_type type, const char *text,
            size_t len, bool boolean)
@@ -186,13 +209,10 @@ on_scalar (struct builder *b, enum json_type type, const char *text,
       if (len > UINT32_MAX)
         return build_fail (b, false, "value too long"), 0;
       node.len = (uint32_t) len;
-      /* yajl hands out text inside the input unless it had to decode
-         escapes; only decoded text can hold a NUL (raw control characters
-         are a lexical error). */
-      if (text >= b->input && text <= b->input_end && len <= (size_t) (b->input_end - text))
+      if (in_input (b, text, len))
         node.u.text = text;
-      else if (memchr (text, '\0', len))
-        return build_fail (b, false, "string contains a NUL byte"), 0;
+      else if (check_decoded (b, text, len, false) < 0)
+        return 0;
       else
         node.u.text = arena_strndup (b->doc, text, len);
     }
@@ -234,8 +254,9 @@ cb_map_key (void *ctx, const unsigned char *s, size_t len)
 
   if (b->top - f->base >= JSON_MAX_ENTRIES)
     return build_fail (b, true, "more than %u members", JSON_MAX_ENTRIES), 0;
-  if (memchr (s, '\0', len))
-    return build_fail (b, true, "member name contains a NUL byte"), 0;
+  if (!in_input (b, (const char *) s, len)
+      && check_decoded (b, (const char *) s, len, true) < 0)
+    return 0;
   f->cur_key = arena_strndup (b->doc, s, len);
   f->expect_key = false;
   return 1;
@@ -329,7 +350,7 @@ cb_end_container (void *ctx)
   struct json_node node = { .type = f->is_array ? JSON_ARRAY : JSON_OBJECT };
   size_t n = b->top - f->base;
 
-  if (!f->is_array)
+  if (!f->is_array && n > 1)
     n = dedup_members (b->stack + f->base, n);
   if (n > 0)
     {

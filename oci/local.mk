@@ -23,18 +23,27 @@ liboci_a_SOURCES = \
 	oci/json_tree.c oci/json_tree.h \
 	oci/json_writer.c oci/json_writer.h \
 	oci/spec_default.c oci/spec_default.h \
-	oci/state.c oci/state.h
+	oci/state.c oci/state.h \
+	oci/utf8.c oci/utf8.h
 liboci_a_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 
 # Unit tests of oci/ (the realistic configs they read are the fuzz corpus).
 OCI_LIBS = liboci.a libcommon.a $(YAJL_LIBS)
 OCI_TESTS = \
 	tests/unit/test-oci-config \
-	tests/unit/test-oci-corpus
+	tests/unit/test-oci-corpus \
+	tests/unit/test-oci-json \
+	tests/unit/test-oci-spec \
+	tests/unit/test-oci-state
 check_PROGRAMS += $(OCI_TESTS)
 TESTS += $(OCI_TESTS)
 EXTRA_DIST += tests/fuzz/fuzz-config.c tests/fuzz/corpus/config
 tests_unit_test_oci_config_LDADD = $(OCI_LIBS)
 tests_unit_test_oci_corpus_LDADD = $(OCI_LIBS)
-tests_unit_test_oci_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+tests_unit_test_oci_json_LDADD = $(OCI_LIBS)
+tests_unit_test_oci_spec_LDADD = $(OCI_LIBS)
+tests_unit_test_oci_state_LDADD = $(OCI_LIBS)
+OCI_CORPUS_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DOCI_CORPUS_DIR='"$(top_srcdir)/tests/fuzz/corpus/config"'
+tests_unit_test_oci_corpus_CPPFLAGS = $(OCI_CORPUS_CPPFLAGS)
+tests_unit_test_oci_spec_CPPFLAGS = $(OCI_CORPUS_CPPFLAGS)

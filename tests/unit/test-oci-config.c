@@ -218,6 +218,11 @@ test_nul_bytes (void)
                "config.json: annotations: member name contains a NUL byte");
   CHECK_ERROR (CFG (",\"hostname\":\"\\u0000\""),
                "config.json: hostname: string contains a NUL byte");
+  /* An unpaired low surrogate would decode to invalid UTF-8. */
+  CHECK_ERROR (CFG (",\"hostname\":\"caf\\u00e9-\\ude00\""),
+               "config.json: hostname: string contains an unpaired surrogate escape");
+  CHECK_ERROR (CFG (",\"annotations\":{\"\\udc00\":\"x\"}"),
+               "config.json: annotations: member name contains an unpaired surrogate escape");
   /* Other escapes decode normally. */
   CHECK_PARSES (CFG (",\"hostname\":\"a\\u00e9\\n\\t\\\"\\\\\\/\""));
 }
