@@ -492,3 +492,22 @@ no_leftovers ()
     return 1
   fi
 }
+
+# test_program NAME: a static build of helpers/NAME.c (cached per bats run),
+# for what busybox cannot show.  Prints its path.
+test_program ()
+{
+  local src=$INTEGRATION_DIR/helpers/$1.c out=$BATS_RUN_TMPDIR/prog-$1 tmp
+  if [[ ! -x $out ]]; then
+    tmp=$(mktemp "$out.XXXXXX")
+    cc -static -O1 -o "$tmp" "$src" && mv -f "$tmp" "$out" || { rm -f "$tmp"; return 1; }
+  fi
+  printf '%s\n' "$out"
+}
+
+# has_line LINE: $output (of rt/run) contains exactly this line; the order
+# of stdout and stderr lines is not reliable, so prefer this to lines[N].
+has_line ()
+{
+  grep -qxF -- "$1" <<<"$output" || fail "no line '$1' in output:"$'\n'"$output"
+}
