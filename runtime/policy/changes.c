@@ -26,6 +26,8 @@ static const char *const kind_names[] = {
   [CHANGE_NAMESPACE] = "namespace",
   [CHANGE_EGRESS] = "egress",
   [CHANGE_SECCOMP] = "seccomp",
+  [CHANGE_KERNEL_PATH] = "kernel-path",
+  [CHANGE_DEVICE] = "device",
 };
 
 const char *

@@ -26,6 +26,8 @@ enum change_kind
   CHANGE_NAMESPACE,      /* namespace added */
   CHANGE_EGRESS,         /* egress mode and allowlist */
   CHANGE_SECCOMP,        /* agent seccomp profile stacked */
+  CHANGE_KERNEL_PATH,    /* a /proc or /sys path masked or made read-only */
+  CHANGE_DEVICE,         /* a block device removed or denied */
 };
 
 struct change

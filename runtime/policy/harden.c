@@ -12,6 +12,7 @@
 #include "binds.h"
 #include "env_scrub.h"
 #include "harden.h"
+#include "kernel_surface.h"
 #include "privileges.h"
 #include "tmpfs.h"
 
@@ -118,6 +119,33 @@ resources (struct oci_config *c)
   return c->linux_cfg->resources;
 }
 
+/* cgroup v2 "unified" entries that would lift the limits set below. */
+static void
+drop_unlimited_unified (struct oci_resources *r, struct change_list *changes)
+{
+  static const char *const keys[] = { "pids.max", "memory.max",
+                                      "memory.swap.max" };
+  size_t out = 0;
+
+  for (size_t i = 0; i < r->unified.len; i++)
+    {
+      struct kv *kv = &r->unified.items[i];
+      bool lifts = false;
+      for (size_t k = 0; k < sizeof (keys) / sizeof (*keys); k++)
+        lifts |= strcmp (kv->key, keys[k]) == 0 && strcmp (kv->value, "max") == 0;
+      if (!lifts)
+        {
+          r->unified.items[out++] = *kv;
+          continue;
+        }
+      change_addf (changes, CHANGE_LIMIT, "no unlimited pids, memory or swap",
+                   "linux.resources.unified[%s]=max removed", kv->key);
+      free (kv->key);
+      free (kv->value);
+    }
+  r->unified.len = out;
+}
+
 /* Defaults where the bundle sets no limit (<= 0 means unlimited); a
  * bundle's own limit is kept. */
 static void
@@ -126,6 +154,8 @@ harden_limits (struct oci_config *c, const struct agent_policy *policy,
 {
   struct oci_resources *r = resources (c);
   char size[POLICY_SIZE_STR_LEN];
+
+  drop_unlimited_unified (r, changes);
 
   if (r->pids == NULL)
     r->pids = xzalloc (sizeof (*r->pids));
@@ -252,6 +282,7 @@ harden (struct oci_config *config, const struct agent_policy *policy,
   r.directives.rootfs = harden_rootfs (config, req.rootfs, policy, &r.changes);
   tmpfs_harden (config, policy, r.directives.rootfs, &r.changes);
   harden_limits (config, policy, &r.changes);
+  kernel_surface_harden (config, &r.changes);
   r.directives.netns = harden_namespaces (config, &r.changes);
   record_directives (&r.directives, &req, &r.changes);
   harden_request_release (&req);

@@ -10,6 +10,7 @@ libpolicy_a_SOURCES = \
 	runtime/policy/egress_policy.c runtime/policy/egress_policy.h \
 	runtime/policy/env_scrub.c runtime/policy/env_scrub.h \
 	runtime/policy/harden.c runtime/policy/harden.h \
+	runtime/policy/kernel_surface.c runtime/policy/kernel_surface.h \
 	runtime/policy/host_view.c runtime/policy/host_view.h \
 	runtime/policy/paths.c runtime/policy/paths.h \
 	runtime/policy/policy.c runtime/policy/policy.h \

@@ -598,6 +598,52 @@ test_renderings (void)
   oci_config_free (c);
 }
 
+/* docker run --privileged: every device allowed, a host disk in
+ * linux.devices, no /proc masks, and an unlimited unified pids.max. */
+static void
+test_privileged (void)
+{
+  static const char json[] =
+      "{\"ociVersion\":\"1.2.0\",\"process\":{\"user\":{\"uid\":0,"
+      "\"gid\":0},\"args\":[\"sh\"],\"cwd\":\"/\"},\"root\":{\"path\":"
+      "\"rootfs\"},\"linux\":{\"devices\":[{\"path\":\"/dev/sda\",\"type\":"
+      "\"b\",\"major\":8,\"minor\":0},{\"path\":\"/dev/fuse\",\"type\":"
+      "\"c\",\"major\":10,\"minor\":229}],\"resources\":{\"devices\":"
+      "[{\"allow\":true,\"access\":\"rwm\"}],\"unified\":{\"pids.max\":"
+      "\"max\",\"cpu.weight\":\"100\"}},\"namespaces\":[{\"type\":"
+      "\"mount\"}]}}";
+  struct oci_config *c = parse (json);
+  struct harden_result r;
+  agentrt_error_t err = NULL;
+  const struct oci_linux *l;
+  const struct oci_resources *res;
+  char *once, *twice;
+
+  CHECK (run (c, &r, NULL, &err) == 0);
+  l = c->linux_cfg;
+  res = l->resources;
+  CHECK (l->n_devices == 1 && strcmp (l->devices[0].path, "/dev/fuse") == 0);
+  CHECK (res->n_devices == 2);
+  CHECK (!res->devices[1].allow && res->devices[1].type == 'b');
+  CHECK (str_list_contains (&l->readonly_paths, "/proc/sys"));
+  CHECK (str_list_contains (&l->readonly_paths, "/proc/sysrq-trigger"));
+  CHECK (str_list_contains (&l->masked_paths, "/proc/kcore"));
+  CHECK (kv_list_get (&res->unified, "pids.max") == NULL);
+  CHECK_STR_EQ (kv_list_get (&res->unified, "cpu.weight"), "100");
+  CHECK (res->pids->limit == 1024);
+  CHECK (oci_config_namespace (c, OCI_NS_PID) != NULL);
+  CHECK (oci_config_namespace (c, OCI_NS_IPC) != NULL);
+  harden_result_release (&r);
+  once = to_json (c);
+  CHECK (run (c, &r, NULL, &err) == 0);
+  twice = to_json (c);
+  CHECK_STR_EQ (twice, once);
+  free (once);
+  free (twice);
+  harden_result_release (&r);
+  oci_config_free (c);
+}
+
 /* Hostile text in a mount path cannot forge a line of the text output. */
 static void
 test_text_escaping (void)
@@ -623,6 +669,7 @@ main (void)
   RUN_TEST (test_cri);
   RUN_TEST (test_rootfs_modes);
   RUN_TEST (test_idempotent);
+  RUN_TEST (test_privileged);
   RUN_TEST (test_exec_process);
   RUN_TEST (test_renderings);
   RUN_TEST (test_text_escaping);
