@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "common/xalloc.h"
+#include "config_parse.h"
 #include "config_write.h"
 
 void
@@ -262,18 +263,21 @@ write_hook_list (struct config_writer *cw, const char *key,
 static void
 write_hooks (struct config_writer *cw, const struct oci_hooks *h)
 {
-  if (h->prestart.len + h->create_runtime.len + h->create_container.len
-          + h->start_container.len + h->poststart.len + h->poststop.len
-      == 0)
+  /* In the order of oci_hook_names. */
+  const struct oci_hook_list *lists[] = {
+    &h->prestart,        &h->create_runtime, &h->create_container,
+    &h->start_container, &h->poststart,      &h->poststop,
+  };
+  size_t total = 0;
+
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+    total += lists[i]->len;
+  if (total == 0)
     return;
   json_key (cw->w, "hooks");
   json_begin_object (cw->w);
-  write_hook_list (cw, "prestart", &h->prestart);
-  write_hook_list (cw, "createRuntime", &h->create_runtime);
-  write_hook_list (cw, "createContainer", &h->create_container);
-  write_hook_list (cw, "startContainer", &h->start_container);
-  write_hook_list (cw, "poststart", &h->poststart);
-  write_hook_list (cw, "poststop", &h->poststop);
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+    write_hook_list (cw, oci_hook_names[i], lists[i]);
   json_end_object (cw->w);
 }
 

@@ -181,18 +181,19 @@ in_input (const struct builder *b, const char *text, size_t len)
          && len <= (size_t) (b->input_end - text);
 }
 
-/* yajl hands out text inside the input unless it decoded escapes, and it
- * validates the raw input; so only decoded text can hold a NUL (\u0000) or
- * invalid UTF-8 (an unpaired \uD800-\uDFFF escape). */
+/* Strings and member names must be valid UTF-8 (yajl's own check lets
+ * overlong forms and surrogates through, so it is off and this one runs
+ * instead), and only text yajl decoded from escapes can hold a NUL. */
 static int
-check_decoded (struct builder *b, const char *text, size_t len, bool is_key)
+check_text (struct builder *b, const char *text, size_t len, bool decoded,
+            bool is_key)
 {
   const char *what = is_key ? "member name" : "string";
 
-  if (memchr (text, '\0', len))
+  if (decoded && memchr (text, '\0', len))
     return build_fail (b, is_key, "%s contains a NUL byte", what);
   if (!utf8_valid (text, len))
-    return build_fail (b, is_key, "%s contains an unpaired surrogate escape", what);
+    return build_fail (b, is_key, "%s is not valid UTF-8", what);
   return 0;
 }
 
@@ -209,12 +210,11 @@ on_scalar (struct builder *b, enum json_type type, const char *text,
       if (len > UINT32_MAX)
         return build_fail (b, false, "value too long"), 0;
       node.len = (uint32_t) len;
-      if (in_input (b, text, len))
-        node.u.text = text;
-      else if (check_decoded (b, text, len, false) < 0)
+      bool decoded = !in_input (b, text, len);
+      if (type == JSON_STRING && check_text (b, text, len, decoded, false) < 0)
         return 0;
-      else
-        node.u.text = arena_strndup (b->doc, text, len);
+      /* Numbers and undecoded strings point into the input. */
+      node.u.text = decoded ? arena_strndup (b->doc, text, len) : text;
     }
   else if (type == JSON_BOOL)
     node.u.boolean = boolean;
@@ -254,8 +254,7 @@ cb_map_key (void *ctx, const unsigned char *s, size_t len)
 
   if (b->top - f->base >= JSON_MAX_ENTRIES)
     return build_fail (b, true, "more than %u members", JSON_MAX_ENTRIES), 0;
-  if (!in_input (b, (const char *) s, len)
-      && check_decoded (b, (const char *) s, len, true) < 0)
+  if (check_text (b, (const char *) s, len, !in_input (b, (const char *) s, len), true) < 0)
     return 0;
   f->cur_key = arena_strndup (b->doc, s, len);
   f->expect_key = false;
@@ -412,6 +411,7 @@ json_doc_parse (const char *text, size_t len, const char *origin,
   h = yajl_alloc (&callbacks, NULL, &b);
   if (h == NULL)
     abort ();
+  yajl_config (h, yajl_dont_validate_strings, 1); /* check_text() does it */
   st = yajl_parse (h, (const unsigned char *) text, len);
   if (st == yajl_status_ok)
     {

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <stdint.h>
+#include <string.h>
 
 #include "utf8.h"
 
@@ -42,7 +43,21 @@ utf8_valid (const char *s, size_t n)
 
   for (size_t i = 0; i < n;)
     {
-      size_t len = utf8_sequence (p + i, n - i);
+      uint64_t word;
+      size_t len;
+
+      /* ASCII runs eight bytes at a time. */
+      if (n - i >= 8 && (memcpy (&word, p + i, 8), (word & 0x8080808080808080ULL) == 0))
+        {
+          i += 8;
+          continue;
+        }
+      if (p[i] < 0x80)
+        {
+          i++;
+          continue;
+        }
+      len = utf8_sequence (p + i, n - i);
       if (len == 0)
         return false;
       i += len;

@@ -98,8 +98,14 @@ test_syntax_errors (void)
   CHECK_ERROR ("{\"ociVersion\":\"1.2.0\" \"root\":1}",
                "config.json: parse error: after key and value, inside map, "
                "I expect ',' or '}' at byte 24");
-  CHECK_ERROR ("{\"a\":\"\xff\"}", "config.json: a: lexical error: invalid bytes in "
-                                  "UTF8 string at byte 7");
+  CHECK_ERROR ("{\"a\":\"\xff\"}", "config.json: a: string is not valid UTF-8");
+  /* Overlong forms and encoded surrogates, which yajl lets through. */
+  CHECK_ERROR ("{\"a\":\"v\xc1\xa4lue\"}", "config.json: a: string is not valid UTF-8");
+  CHECK_ERROR ("{\"a\":\"\xed\xa0\x80\"}", "config.json: a: string is not valid UTF-8");
+  CHECK_ERROR ("{\"\xe0\x80\xaf\":1}", "config.json: member name is not valid UTF-8");
+  CHECK_ERROR ("{\"a\":\"\xf4\x90\x80\x80\"}", "config.json: a: string is not valid UTF-8");
+  CHECK_ERROR ("{\"a\":\"x\ty\"}", "config.json: a: lexical error: invalid character "
+                                     "inside string at byte 7");
   CHECK_ERROR ("{\"a\":01}", "config.json: parse error: after key and value, "
                              "inside map, I expect ',' or '}' at byte 6");
   CHECK_ERROR ("[]", "config.json: expected an object");
@@ -220,9 +226,9 @@ test_nul_bytes (void)
                "config.json: hostname: string contains a NUL byte");
   /* An unpaired low surrogate would decode to invalid UTF-8. */
   CHECK_ERROR (CFG (",\"hostname\":\"caf\\u00e9-\\ude00\""),
-               "config.json: hostname: string contains an unpaired surrogate escape");
+               "config.json: hostname: string is not valid UTF-8");
   CHECK_ERROR (CFG (",\"annotations\":{\"\\udc00\":\"x\"}"),
-               "config.json: annotations: member name contains an unpaired surrogate escape");
+               "config.json: annotations: member name is not valid UTF-8");
   /* Other escapes decode normally. */
   CHECK_PARSES (CFG (",\"hostname\":\"a\\u00e9\\n\\t\\\"\\\\\\/\""));
 }
