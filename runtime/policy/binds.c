@@ -38,18 +38,6 @@ binds_is_bind (const struct oci_mount *m)
          || has_option (m, "rbind");
 }
 
-bool
-binds_is_readonly (const struct oci_mount *m)
-{
-  bool ro = false;
-  for (size_t i = 0; i < m->options.len; i++)
-    if (strcmp (m->options.items[i], "ro") == 0)
-      ro = true;
-    else if (strcmp (m->options.items[i], "rw") == 0)
-      ro = false;
-  return ro;
-}
-
 void
 binds_mount_release (struct oci_mount *m)
 {

@@ -20,9 +20,6 @@
 /* Is the mount a bind mount (type "bind", or a "bind"/"rbind" option)? */
 bool binds_is_bind (const struct oci_mount *mount);
 
-/* Does the mount carry the "ro" option (the last of ro/rw wins)? */
-bool binds_is_readonly (const struct oci_mount *mount);
-
 /* Frees what a mount owns. */
 void binds_mount_release (struct oci_mount *mount);
 

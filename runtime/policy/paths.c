@@ -66,14 +66,6 @@ path_is_under (const char *path, const char *base)
   return strncmp (path, base, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-const char *
-path_below (const char *path, const char *base)
-{
-  if (strcmp (base, "/") == 0)
-    return path + 1;
-  return path + strlen (base) + 1;
-}
-
 bool
 path_has_components (const char *path, const char *rel, bool ends_only)
 {

@@ -16,10 +16,6 @@ char *path_join (const char *dir, const char *rel);
 /* Is `path` equal to `base` or below it?  Both clean. */
 bool path_is_under (const char *path, const char *base);
 
-/* The part of `path` below `base` (path_is_under holds and they differ),
- * pointing into path. */
-const char *path_below (const char *path, const char *base);
-
 /* Does the component sequence `rel` ("a/b") occur in `path`, starting at
  * a component boundary?  ends_only: only as the last components. */
 bool path_has_components (const char *path, const char *rel, bool ends_only);

@@ -172,8 +172,8 @@ test_secret_values (void)
     "xoxb-123456789012-1234567890123-abcdefghijklmnop",
     "xoxp-1234567890-abcdef",
     "xoxa-2-abcdefghijkl",
-    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
-    "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+     "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
     "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhZG1pbiJ9.",
     "glpat-abcdefghij0123456789",
     "npm_abcdefghijklmnopqrstuvwxyz0123456789AB",

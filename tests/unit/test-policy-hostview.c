@@ -232,7 +232,10 @@ test_harden_real (void)
   CHECK (harden (c, &policy, &c->annotations, &v, &r, &err) == 0);
   CHECK (str_list_contains (&c->linux_cfg->masked_paths, "/home/u/.ssh"));
   CHECK (str_list_contains (&c->linux_cfg->masked_paths, "/home/u/.netrc"));
-  CHECK (c->linux_cfg->masked_paths.len == 2);
+  size_t n_home = 0;
+  for (size_t i = 0; i < c->linux_cfg->masked_paths.len; i++)
+    n_home += strncmp (c->linux_cfg->masked_paths.items[i], "/home/", 6) == 0;
+  CHECK (n_home == 2);
   /* /s (sockets) and /k (keys -> .ssh) dropped; /tmp, /run and /dev/shm
    * added. */
   CHECK (c->n_mounts == 4);
