@@ -3,8 +3,8 @@
  * directory.  Symlinks are followed the way realpath does, relative paths
  * are taken against /bundle, and one path can be made to fail (EACCES) to
  * test that the hardening refuses what it cannot inspect. */
-#ifndef AGENTRT_TEST_POLICY_FAKEHOST_H
-#define AGENTRT_TEST_POLICY_FAKEHOST_H
+#ifndef AGENTRT_POLICY_FAKEHOST_H
+#define AGENTRT_POLICY_FAKEHOST_H
 
 #include <errno.h>
 #include <stdlib.h>
