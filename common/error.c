@@ -61,6 +61,13 @@ agentrt_error (agentrt_error_t *err, int status, const char *fmt, ...)
 }
 
 int
+agentrt_error_verbatim (agentrt_error_t *err, int status, const char *msg)
+{
+  char *copy = strdup (msg);
+  return set_error (err, status, copy);
+}
+
+int
 agentrt_error_wrap (agentrt_error_t *err, const char *fmt, ...)
 {
   char *prefix = NULL, *msg = NULL;

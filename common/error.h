@@ -18,6 +18,10 @@ typedef struct agentrt_error *agentrt_error_t;
 int agentrt_error (agentrt_error_t *err, int status, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
 
+/* Sets *err to msg exactly as given (a message formatted elsewhere, errno
+ * text included) with the given status; returns -1. */
+int agentrt_error_verbatim (agentrt_error_t *err, int status, const char *msg);
+
 /* Prefixes the existing message with "<fmt>: " and returns -1. */
 int agentrt_error_wrap (agentrt_error_t *err, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));

@@ -81,8 +81,8 @@ caps_masks_build (const struct oci_capabilities *config, struct cap_masks *out)
    * inheritable; say so instead of failing at exec */
   if (out->ambient & ~(out->permitted & out->inheritable))
     {
-      log_warning ("process.capabilities.ambient: capabilities that are not "
-                   "both permitted and inheritable are ignored");
+      log_debug ("process.capabilities.ambient: capabilities that are not "
+                 "both permitted and inheritable are ignored");
       out->ambient &= out->permitted & out->inheritable;
     }
 }

@@ -217,7 +217,7 @@ run_runtime_hooks (struct create_ctx *ctx, agentrt_error_t *err)
   struct child_error cerr = { 0 };
   if (hook_set_run (&ctx->plan.prestart, ctx->hook_state[0], &cerr) < 0
       || hook_set_run (&ctx->plan.create_runtime, ctx->hook_state[0], &cerr) < 0)
-    return agentrt_error (err, cerr.status, "%s", cerr.msg);
+    return agentrt_error_verbatim (err, cerr.status, cerr.msg);
   return sync_send_simple (ctx->sock, SYNC_HOOKS_DONE, 0) < 0
              ? agentrt_error (err, errno, "sync: hooks done")
              : 0;
@@ -276,7 +276,7 @@ serve_init (struct create_ctx *ctx, agentrt_error_t *err)
           return 0;
         case SYNC_ERROR:
           msg.error.msg[sizeof msg.error.msg - 1] = '\0';
-          return agentrt_error (err, msg.error.status, "%s", msg.error.msg);
+          return agentrt_error_verbatim (err, msg.error.status, msg.error.msg);
         case SYNC_RUN_HOOKS:
           r = run_runtime_hooks (ctx, err);
           break;
@@ -352,8 +352,11 @@ spawn (struct create_ctx *ctx, agentrt_error_t *err)
     .init_fn = init_container,
     .arg = &ctx->plan.init,
   };
+  int parent_only[2] = { ctx->rb.dir.dirfd, ctx->plan.rootfd };
   pid_t pid;
 
+  sr.close_in_child = parent_only;
+  sr.n_close_in_child = 2;
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
     return agentrt_error (err, errno, "socketpair");
   ctx->sock = pair[0];

@@ -103,7 +103,7 @@ serve_child (struct exec_ctx *ctx, agentrt_error_t *err)
       if (msg.type == SYNC_ERROR)
         {
           msg.error.msg[sizeof msg.error.msg - 1] = '\0';
-          return agentrt_error (err, msg.error.status, "%s", msg.error.msg);
+          return agentrt_error_verbatim (err, msg.error.status, msg.error.msg);
         }
       if (msg.type == SYNC_PTY_MASTER && nfds == 1)
         {
@@ -185,7 +185,10 @@ spawn_and_setup (struct exec_ctx *ctx, agentrt_error_t *err)
   struct cgroup *cg = NULL;
   const struct cgroup_layout *layout;
   int pair[2], r;
+  int parent_only[1] = { ctx->c->dir.dirfd };
 
+  sr.close_in_child = parent_only;
+  sr.n_close_in_child = 1;
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
     return agentrt_error (err, errno, "socketpair");
   ctx->sock = sr.parent_sock = pair[0];

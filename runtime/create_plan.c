@@ -157,19 +157,6 @@ open_rootfs (const struct oci_config *config, const char *bundle,
   return 0;
 }
 
-static int
-open_host_devnull (struct create_plan *plan, agentrt_error_t *err)
-{
-  struct stat st;
-  plan->devnull_fd = open ("/dev/null", O_PATH | O_CLOEXEC);
-  if (plan->devnull_fd < 0 || fstat (plan->devnull_fd, &st) < 0)
-    return agentrt_error (err, errno, "open the host's /dev/null");
-  if (!S_ISCHR (st.st_mode) || st.st_rdev != makedev (1, 3))
-    return agentrt_error (err, EPERM, "the host's /dev/null is not the null "
-                          "device");
-  return 0;
-}
-
 /* Defaults first; a bundle device with the same path replaces one. */
 static void
 plan_devices (const struct oci_config *config, struct create_plan *plan)
@@ -242,7 +229,6 @@ plan_rootfs (const struct oci_config *config,
   struct rootfs_spec *r = &plan->init.rootfs;
 
   if (open_rootfs (config, opts->bundle, plan, err) < 0
-      || open_host_devnull (plan, err) < 0
       || mount_plan_build (config, opts->bundle, &plan->mounts, err) < 0
       || parse_propagation (l->rootfs_propagation, &r->root_propagation, err) < 0)
     return -1;
@@ -262,7 +248,6 @@ plan_rootfs (const struct oci_config *config,
   r->n_masked_paths = l->masked_paths.len;
   r->readonly_paths = (const char *const *) l->readonly_paths.items;
   r->n_readonly_paths = l->readonly_paths.len;
-  r->host_devnull_fd = plan->devnull_fd;
   plan_devices (config, plan);
   return 0;
 }
@@ -340,7 +325,7 @@ create_plan_build (const struct oci_config *config,
                    struct create_plan *plan, agentrt_error_t *err)
 {
   memset (plan, 0, sizeof *plan);
-  plan->rootfd = plan->devnull_fd = -1;
+  plan->rootfd = -1;
   plan->init.stage.sync_sock = plan->init.exec_fifo_fd = -1;
   plan->init.create_container_state = plan->init.start_container_state = -1;
   ns_plan_build (NULL, &plan->ns, NULL);
@@ -393,7 +378,6 @@ create_plan_free (struct create_plan *plan)
   free (plan->devices);
   free (plan->rootfs);
   close_fd (&plan->rootfd);
-  close_fd (&plan->devnull_fd);
   seccomp_program_free (plan->bundle_seccomp);
   hook_set_free (&plan->prestart);
   hook_set_free (&plan->create_runtime);
@@ -407,5 +391,5 @@ create_plan_free (struct create_plan *plan)
   close_fd (&plan->init.create_container_state);
   close_fd (&plan->init.start_container_state);
   memset (plan, 0, sizeof *plan);
-  plan->rootfd = plan->devnull_fd = -1;
+  plan->rootfd = -1;
 }

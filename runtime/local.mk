@@ -9,7 +9,7 @@ libruntime_a_SOURCES = \
 	runtime/cmd_create.c runtime/cmd_create_options.c \
 	runtime/cmd_create_options.h runtime/cmd_list.c runtime/cmd_run.c \
 	runtime/cmd_simple.c runtime/commands.h \
-	runtime/cmd_exec.c \
+	runtime/cmd_exec.c runtime/cmd_features.c runtime/cmd_spec.c \
 	runtime/container.h runtime/container_create.c runtime/container_ops.c \
 	runtime/container_exec.c runtime/container_exec.h \
 	runtime/exec_process.c runtime/exec_process.h \
@@ -35,5 +35,6 @@ libruntime_a_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CAP_CFLAGS) \
 
 bin_PROGRAMS += agentrt
 agentrt_SOURCES = runtime/main.c
-agentrt_LDADD = libruntime.a libcgroup.a libseccompfilter.a liboci.a libcommon.a \
+agentrt_LDADD = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
+	libpolicyfile.a libegress.a liboci.a libcommon.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS) $(SELINUX_LIBS) $(SYSTEMD_LIBS)

@@ -100,6 +100,18 @@ static const struct mount_option mount_options[] = {
   { "ridmap", OPT_UNSUPPORTED, 0, false, false },
 };
 
+const char *
+mount_plan_option_name (size_t i)
+{
+  while (i < sizeof mount_options / sizeof mount_options[0])
+    {
+      if (mount_options[i].effect != OPT_UNSUPPORTED)
+        return mount_options[i].name;
+      i++;
+    }
+  return NULL;
+}
+
 static const struct mount_option *
 find_option (const char *name)
 {

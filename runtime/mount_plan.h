@@ -62,4 +62,8 @@ int mount_plan_build (const struct oci_config *config, const char *bundle,
                       struct mount_plan *plan, agentrt_error_t *err);
 void mount_plan_free (struct mount_plan *plan);
 
+/* The mount options agentrt understands, for `features`: the i-th name, or
+ * NULL past the end (unsupported names are skipped over). */
+const char *mount_plan_option_name (size_t i);
+
 #endif

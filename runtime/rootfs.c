@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -451,8 +452,27 @@ rootfs_pivot (const struct rootfs_spec *spec, int rootfd,
   return 0;
 }
 
+/* The container's /dev/null, checked to be the null device: a bundle or an
+ * image could have put anything there (CVE-2025-31133). */
 static int
-mask_path (int rootfd, const char *path, int devnull, struct child_error *cerr)
+open_checked_devnull (int rootfd, struct child_error *cerr)
+{
+  struct stat st;
+  int fd = path_open_in_root_nofollow (rootfd, "/dev/null", O_PATH);
+  if (fd < 0)
+    return child_error (cerr, -fd, "open `/dev/null` to mask paths");
+  if (fstat (fd, &st) < 0 || !S_ISCHR (st.st_mode)
+      || st.st_rdev != makedev (1, 3))
+    {
+      close (fd);
+      return child_error (cerr, EPERM, "`/dev/null` in the container is not "
+                          "the null device: cannot mask paths with it");
+    }
+  return fd;
+}
+
+static int
+mask_path (int rootfd, const char *path, int *devnull, struct child_error *cerr)
 {
   struct stat st;
   int fd, mfd, r;
@@ -481,11 +501,13 @@ mask_path (int rootfd, const char *path, int devnull, struct child_error *cerr)
     }
   else
     {
-      /* The host's /dev/null, opened and checked by the runtime: the
-       * container's own /dev/null could be anything (CVE-2025-31133). */
-      mfd = open_tree (devnull, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
-                                         | AT_EMPTY_PATH);
-      if (mfd < 0)
+      if (*devnull < 0)
+        *devnull = open_checked_devnull (rootfd, cerr);
+      mfd = *devnull < 0 ? -1
+                         : open_tree (*devnull, "", OPEN_TREE_CLONE
+                                                        | OPEN_TREE_CLOEXEC
+                                                        | AT_EMPTY_PATH);
+      if (*devnull >= 0 && mfd < 0)
         child_error (cerr, errno, "mask `%s` with /dev/null", path);
     }
   if (mfd < 0)
@@ -528,7 +550,7 @@ readonly_path (int rootfd, const char *path, struct child_error *cerr)
 int
 rootfs_finalize (const struct rootfs_spec *spec, struct child_error *cerr)
 {
-  int rootfd;
+  int rootfd, devnull = -1;
   size_t i;
   int r = 0;
 
@@ -536,7 +558,8 @@ rootfs_finalize (const struct rootfs_spec *spec, struct child_error *cerr)
   if (rootfd < 0)
     return child_error (cerr, errno, "open `/`");
   for (i = 0; r == 0 && i < spec->n_masked_paths; i++)
-    r = mask_path (rootfd, spec->masked_paths[i], spec->host_devnull_fd, cerr);
+    r = mask_path (rootfd, spec->masked_paths[i], &devnull, cerr);
+  close_quietly (devnull);
   for (i = 0; r == 0 && i < spec->n_readonly_paths; i++)
     r = readonly_path (rootfd, spec->readonly_paths[i], cerr);
   if (r == 0 && spec->root_propagation

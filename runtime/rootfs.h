@@ -24,7 +24,6 @@ struct rootfs_spec
   size_t n_masked_paths;
   const char *const *readonly_paths;
   size_t n_readonly_paths;
-  int host_devnull_fd;           /* the host's /dev/null, checked 1:3 */
 };
 
 /* Makes the mount namespace private and binds the rootfs onto itself;

@@ -168,6 +168,9 @@ child_main (const struct spawn_request *req, unsigned long early)
 
   memset (&cerr, 0, sizeof cerr);
   close (req->parent_sock);
+  for (size_t i = 0; i < req->n_close_in_child; i++)
+    if (req->close_in_child[i] >= 0)
+      close (req->close_in_child[i]);
   if (early & CLONE_NEWUSER)
     {
       if (sync_expect (req->child_sock, SYNC_MAP_IDS_DONE, &msg, NULL, NULL,
@@ -282,7 +285,7 @@ fail_child (pid_t child, pid_t init, agentrt_error_t *err,
   if (init != child)
     reap (init);
   if (cerr)
-    return agentrt_error (err, cerr->status, "%s", cerr->msg);
+    return agentrt_error_verbatim (err, cerr->status, cerr->msg);
   return -1;
 }
 

@@ -29,6 +29,10 @@ struct spawn_request
   const struct oci_time_offset *boottime;
   const struct oci_time_offset *monotonic;
   int parent_sock; /* the runtime's end of the sync socketpair */
+  /* The runtime's own fds the child closes at once: above all the state
+   * directory's lock, which must not outlive `create` in the init. */
+  const int *close_in_child;
+  size_t n_close_in_child;
   int child_sock;  /* the init's end */
   /* Optional: runs in the child before it joins any namespace but the pid
    * and time ones (which the runtime entered for it); e.g. to open a
