@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
@@ -21,6 +22,8 @@
 #define LINGER_MS 2000
 #define LINGER_MAX_BYTES (64 * 1024)
 #define ACCEPT_BATCH 64
+/* Refusals beyond --max-conns that may linger (bounded memory). */
+#define OVER_LIMIT_LINGER 64
 
 #define container_of(p, type, member) ((type *) ((char *) (p) - offsetof (type, member)))
 
@@ -139,12 +142,17 @@ conn_close_upstream (struct conn *c, const char *reason)
 void
 conn_reap (struct egress *eg)
 {
+  bool reaped = eg->graveyard != NULL;
+
   while (eg->graveyard)
     {
       struct conn *c = eg->graveyard;
       eg->graveyard = c->next;
       free (c);
     }
+  /* Idle again: give the memory of the last burst back. */
+  if (reaped && eg->nconns == 0)
+    malloc_trim (0);
 }
 
 void
@@ -398,22 +406,30 @@ conn_open_target (struct conn *c)
     target_fail (c, 502, SOCKS5_FAILURE, "deny", "resolve-failed");
 }
 
-/* Beyond --max-conns: a short refusal, an audit line, no state kept. */
+/* Far beyond --max-conns: no state at all, an audit line, a close. */
 static void
-refuse_over_limit (struct egress *eg, int fd, enum conn_kind kind)
+drop_over_limit (struct egress *eg, int fd, enum conn_kind kind)
+{
+  struct conn c = { .eg = eg, .proto = kind == KIND_HTTP ? "http" : "socks5" };
+
+  close (fd);
+  conn_record_start (&c);
+  set_outcome (&c, "deny", "max-connections");
+  audit_write (&c);
+}
+
+/* Just beyond --max-conns: a short refusal (503 for HTTP; SOCKS5 has no
+ * message for it before the greeting), sent properly before closing. */
+static void
+refuse_over_limit (struct conn *c)
 {
   static const char reply[] = "HTTP/1.1 503 Service Unavailable\r\n"
                               "X-Agentrt-Denied: max-connections\r\nConnection: close\r\n"
                               "Content-Length: 46\r\n\r\n"
                               "agentrt-egress: denied: too many connections\n";
-  struct conn c = { .eg = eg, .proto = kind == KIND_HTTP ? "http" : "socks5" };
 
-  if (kind == KIND_HTTP)
-    (void) !send (fd, reply, sizeof (reply) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-  close (fd);
-  conn_record_start (&c);
-  set_outcome (&c, "deny", "max-connections");
-  audit_write (&c);
+  conn_reply_close (c, "deny", "max-connections", reply,
+                    c->kind == KIND_HTTP ? sizeof (reply) - 1 : 0);
 }
 
 static void
@@ -428,7 +444,7 @@ pause_listeners (struct egress *eg)
   epoll_ctl (eg->epfd, EPOLL_CTL_MOD, eg->opt.socks_fd, &ev);
 }
 
-static void
+static struct conn *
 conn_new (struct egress *eg, int fd, enum conn_kind kind)
 {
   struct conn *c = xzalloc (sizeof (*c));
@@ -451,13 +467,14 @@ conn_new (struct egress *eg, int fd, enum conn_kind kind)
     {
       close (fd);
       free (c);
-      return;
+      return NULL;
     }
   c->next = eg->conns;
   if (eg->conns)
     eg->conns->prev = c;
   eg->conns = c;
   eg->nconns++;
+  return c;
 }
 
 void
@@ -475,8 +492,14 @@ conn_accept (struct egress *eg, int lfd, enum conn_kind kind)
             return;
           continue;
         }
-      if (eg->nconns >= eg->opt.max_conns)
-        refuse_over_limit (eg, fd, kind);
+      if (eg->nconns >= eg->opt.max_conns + OVER_LIMIT_LINGER)
+        drop_over_limit (eg, fd, kind);
+      else if (eg->nconns >= eg->opt.max_conns)
+        {
+          struct conn *c = conn_new (eg, fd, kind);
+          if (c)
+            refuse_over_limit (c);
+        }
       else
         conn_new (eg, fd, kind);
     }

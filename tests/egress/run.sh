@@ -1,0 +1,280 @@
+#!/bin/bash
+# End-to-end test of agentrt-egress in network namespaces of its own (run
+# as root):
+#   tests/egress/run.sh [PATH/TO/agentrt-egress]
+# It builds a small "internet": namespace srv holds web servers, TCP echo
+# servers, a "metadata" server on 169.254.169.254 and a DNS server, reached
+# over a veth pair from namespace out, where the proxy runs.  The agent
+# namespace has only lo: the proxy's listeners are created there (as the
+# runtime does) and every client runs there.  Names come from a hosts file
+# and a resolv.conf passed to the proxy by fd; no real external address is
+# used.  Everything created is removed on exit, whatever happens.
+# Exit status: 0 all passed, 1 a check failed, 77 skipped.
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+PROXY=${1:-${AGENTRT_EGRESS:-$PWD/agentrt-egress}}
+PROXY=$(readlink -f "$PROXY")
+
+skip () { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
+[ -x "$PROXY" ] || skip "no agentrt-egress at $PROXY (pass its path)"
+for tool in ip python3 curl busybox; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed"
+done
+
+SUFFIX=$$
+OUT=egr-out-$SUFFIX SRV=egr-srv-$SUFFIX AGENT=egr-agent-$SUFFIX
+T=$(mktemp -d /tmp/egress-e2e.XXXXXX)
+PIDS=()
+NETNS=()
+
+cleanup () {
+  local pid ns
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
+  for ns in "${NETNS[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+PASS=0 FAIL=0
+ok () { PASS=$((PASS + 1)); echo "ok - $1"; }
+not_ok () { FAIL=$((FAIL + 1)); echo "not ok - $1"; [ $# -gt 1 ] && echo "#   $2"; }
+# expect NAME NEEDLE HAYSTACK
+expect () {
+  if [[ "$3" == *"$2"* ]]; then ok "$1"; else not_ok "$1" "wanted \`$2\` in: ${3//$'\n'/ | }"; fi
+}
+
+A () { ip netns exec "$AGENT" "$@"; }
+S () { ip netns exec "$SRV" "$@"; }
+O () { ip netns exec "$OUT" "$@"; }
+# Background processes are started as plain commands (ip netns exec and env
+# exec what follows), never through a shell function, so that $! is the
+# server or proxy itself and the trap can stop it.
+bg () { "$@" & PIDS+=($!); }
+
+# --- the namespaces -------------------------------------------------------
+for ns in "$OUT" "$SRV" "$AGENT"; do
+  ip netns add "$ns" || exit 1
+  NETNS+=("$ns")
+  ip -n "$ns" link set lo up
+done
+ip link add "eo$SUFFIX" netns "$OUT" type veth peer name "es$SUFFIX" netns "$SRV" || exit 1
+ip -n "$OUT" addr add 203.0.113.1/24 dev "eo$SUFFIX"
+ip -n "$OUT" addr add 2001:db8::1/64 dev "eo$SUFFIX" nodad
+ip -n "$OUT" link set "eo$SUFFIX" up
+ip -n "$OUT" route add 169.254.169.254/32 dev "eo$SUFFIX"
+for a in 203.0.113.10/24 203.0.113.11/24 203.0.113.53/24 169.254.169.254/32; do
+  ip -n "$SRV" addr add "$a" dev "es$SUFFIX"
+done
+ip -n "$SRV" addr add 2001:db8::10/64 dev "es$SUFFIX" nodad
+ip -n "$SRV" link set "es$SUFFIX" up
+
+# --- the servers ----------------------------------------------------------
+bg env SERVER_NAME=web ip netns exec "$SRV" python3 "$HERE/server.py" http 203.0.113.10 80
+bg env SERVER_NAME=web6 ip netns exec "$SRV" python3 "$HERE/server.py" http 2001:db8::10 80
+bg env SERVER_NAME=other ip netns exec "$SRV" python3 "$HERE/server.py" http 203.0.113.11 80
+bg env SERVER_NAME=metadata ip netns exec "$SRV" python3 "$HERE/server.py" http 169.254.169.254 80
+bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 203.0.113.10 22
+bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 203.0.113.10 443
+bg env SERVER_NAME=outer-loopback ip netns exec "$OUT" python3 "$HERE/server.py" http 127.0.0.1 80
+bg ip netns exec "$SRV" python3 "$HERE/dns_server.py" 203.0.113.53 dns.test=203.0.113.10 dns6.test=2001:db8::10 \
+  rebind.test=127.0.0.1 meta-dns.test=169.254.169.254 mixed.test=203.0.113.10 mixed.test=10.0.0.1 \
+  2>"$T/dns.log"
+
+cat >"$T/hosts" <<EOF
+# the test's own names
+203.0.113.10 web.test www.web.test
+203.0.113.11 other.test
+169.254.169.254 metadata.test
+127.0.0.1 loop.test
+2001:db8::10 web6.test
+EOF
+printf 'nameserver 203.0.113.53\noptions timeout:1 attempts:2\n' >"$T/resolv.conf"
+
+wait_for () { # wait_for CMD...: retry for 5 s
+  for _ in $(seq 50); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  return 1
+}
+wait_for O curl -sf --noproxy '*' http://203.0.113.10/ || { echo "servers did not start"; exit 1; }
+wait_for O curl -sf --noproxy '*' -g 'http://[2001:db8::10]/' || { echo "IPv6 server did not start"; exit 1; }
+
+# --- the proxy ------------------------------------------------------------
+ALLOW='web.test,*.web.test,web6.test,metadata.test,loop.test,dns.test,dns6.test,rebind.test'
+ALLOW+=',meta-dns.test,mixed.test,nx.test,web.test:22,203.0.113.10:443'
+sleep 1000 & INIT=$!
+PIDS+=("$INIT")
+start_proxy () { # start_proxy ID WATCHED_PID EXTRA...; sets PROXY_PID
+  local id=$1 watched=$2
+  shift 2
+  ip netns exec "$OUT" python3 "$HERE/launch.py" --proxy "$PROXY" --listen-netns "$AGENT" --watch-pid "$watched" \
+    --audit "$T/audit.log" --hosts "$T/hosts" --resolv-conf "$T/resolv.conf" --id "$id" \
+    --allow "$ALLOW" "$@" 2>>"$T/proxy.err" &
+  PROXY_PID=$!
+  PIDS+=("$PROXY_PID")
+}
+start_proxy e2e "$INIT" --http-port 3128 --socks-port 1080 -- --max-conns 30 --handshake-timeout 2
+wait_for A curl -s -o /dev/null http://127.0.0.1:3128/ || { echo "proxy did not start"; cat "$T/proxy.err"; exit 1; }
+
+echo "# agentrt-egress $PROXY, pid $PROXY_PID"
+expect "proxy runs as uid 65534" "65534" "$(awk '/^Uid:/{print $2, $3}' /proc/$PROXY_PID/status)"
+expect "proxy has no capabilities" "0000000000000000" "$(awk '/^CapEff:/{print $2}' /proc/$PROXY_PID/status)"
+expect "proxy is under seccomp" "Seccomp:	2" "$(grep '^Seccomp:' /proc/$PROXY_PID/status)"
+expect "proxy has no_new_privs" "NoNewPrivs:	1" "$(grep '^NoNewPrivs:' /proc/$PROXY_PID/status)"
+
+# --- allowed ----------------------------------------------------------------
+P=http://127.0.0.1:3128
+expect "curl, absolute-form GET" "hello from web" "$(A curl -sS -m 5 -x $P http://web.test/ 2>&1)"
+expect "busybox wget via http_proxy" "hello from web" \
+  "$(A env http_proxy=$P busybox wget -q -O - http://web.test/ 2>&1)"
+expect "curl through CONNECT" "hello from web" "$(A curl -sS -m 5 -p -x $P http://web.test/ 2>&1)"
+expect "curl through SOCKS5 (socks5h)" "hello from web" \
+  "$(A curl -sS -m 5 -x socks5h://127.0.0.1:1080 http://www.web.test/ 2>&1)"
+expect "IPv6 destination from the hosts file" "hello from web6" "$(A curl -sS -m 5 -x $P http://web6.test/ 2>&1)"
+expect "name resolved over DNS (A)" "hello from web" "$(A curl -sS -m 5 -x $P http://dns.test/ 2>&1)"
+expect "name resolved over DNS (AAAA)" "hello from web6" "$(A curl -sS -m 5 -x $P http://dns6.test/ 2>&1)"
+expect "CONNECT to an allowlisted port 22" "HTTP/1.1 200" \
+  "$(A python3 "$HERE/client.py" raw 3128 'CONNECT web.test:22 HTTP/1.1\r\nHost: web.test:22\r\n\r\n')"
+expect "CONNECT to an allowlisted IP literal" "HTTP/1.1 200" \
+  "$(A python3 "$HERE/client.py" raw 3128 'CONNECT 203.0.113.10:443 HTTP/1.1\r\n\r\n')"
+expect "keep-alive: three requests, one connection" "200/1 200/0 200/0 " \
+  "$(A curl -sS -m 5 -x $P http://web.test/bytes/10 http://web.test/chunked/5000 http://web.test/bytes/3 \
+     -o /dev/null -o /dev/null -o /dev/null -w '%{http_code}/%{num_connects} ' 2>&1)"
+head -c 200000 /dev/urandom >"$T/body"
+if A curl -sS -m 10 -x $P --data-binary @"$T/body" http://web.test/echo | cmp -s - "$T/body"; then
+  ok "POST body forwarded intact"; else not_ok "POST body forwarded intact"; fi
+if A curl -sS -m 10 -x $P -H 'Transfer-Encoding: chunked' --data-binary @"$T/body" http://web.test/echo \
+   | cmp -s - "$T/body"; then ok "chunked POST body forwarded intact"; else not_ok "chunked POST body"; fi
+expect "secret request header sent (must not reach the audit)" "hello" \
+  "$(A curl -sS -m 5 -x $P -H 'X-Secret: s3cr3t-t0ken' http://web.test/ 2>&1)"
+
+# --- denied -----------------------------------------------------------------
+denied () { # denied NAME REASON URL [curl args]
+  local name=$1 reason=$2 url=$3
+  shift 3
+  expect "$name" "X-Agentrt-Denied: $reason" "$(A curl -sS -m 5 -i -x $P "$@" "$url" 2>&1)"
+}
+denied "non-listed name refused" not-allowlisted http://other.test/
+denied "non-listed IP refused" not-allowlisted http://203.0.113.11/
+denied "listed name on another port refused" not-allowlisted http://web.test:8080/
+denied "metadata address refused even when its name is listed" address-link-local http://metadata.test/
+denied "metadata IP literal refused" not-allowlisted http://169.254.169.254/
+denied "name resolving to 127.0.0.1 (hosts) refused" address-loopback http://loop.test/
+denied "name resolving to 127.0.0.1 (DNS) refused" address-loopback http://rebind.test/
+denied "DNS name resolving to 169.254.169.254 refused" address-link-local http://meta-dns.test/
+denied "one private address among public ones refused" address-private http://mixed.test/
+denied "unknown name" nxdomain http://nx.test/
+expect "CONNECT to a non-listed name refused" "X-Agentrt-Denied: not-allowlisted" \
+  "$(A python3 "$HERE/client.py" raw 3128 'CONNECT other.test:443 HTTP/1.1\r\n\r\n')"
+expect "SOCKS5 to a non-listed name: reply 2" "reply 2" \
+  "$(A python3 "$HERE/client.py" socks 1080 1 3 other.test 80)"
+expect "SOCKS5 to the metadata IP: reply 2" "reply 2" \
+  "$(A python3 "$HERE/client.py" socks 1080 1 1 169.254.169.254 80)"
+expect "SOCKS5 BIND refused: reply 7" "reply 7" "$(A python3 "$HERE/client.py" socks 1080 2 1 203.0.113.10 80)"
+expect "SOCKS5 UDP ASSOCIATE refused: reply 7" "reply 7" \
+  "$(A python3 "$HERE/client.py" socks 1080 3 1 0.0.0.0 0)"
+expect "SOCKS5 without no-auth refused" "method 255" "$(A python3 "$HERE/client.py" socks-auth 1080)"
+expect "SOCKS5 numeric host form refused" "reply 2" \
+  "$(A python3 "$HERE/client.py" socks 1080 1 3 3405803786 80)"
+
+trick () { # trick NAME STATUS REASON REQUEST
+  local out
+  out=$(A python3 "$HERE/client.py" raw 3128 "$4")
+  if [[ "$out" == *" $2 "* && "$out" == *"X-Agentrt-Denied: $3"* ]]; then ok "$1"
+  else not_ok "$1" "wanted $2 $3, got: ${out//$'\n'/ | }"; fi
+}
+trick "userinfo refused" 400 userinfo 'GET http://web.test@other.test/ HTTP/1.1\r\nHost: other.test\r\n\r\n'
+trick "decimal IPv4 refused" 400 numeric-ip-form 'GET http://3405803786/ HTTP/1.1\r\nHost: 3405803786\r\n\r\n'
+trick "hex IPv4 refused" 400 numeric-ip-form 'CONNECT 0xcb.0.113.10:443 HTTP/1.1\r\n\r\n'
+trick "octal IPv4 refused" 400 numeric-ip-form 'CONNECT 0313.0.113.10:443 HTTP/1.1\r\n\r\n'
+trick "short IPv4 refused" 400 numeric-ip-form 'CONNECT 127.1:80 HTTP/1.1\r\n\r\n'
+trick "IPv6 zone id refused" 400 ipv6-zone-id 'CONNECT [fe80::1%25lo]:80 HTTP/1.1\r\n\r\n'
+trick "URI and Host disagree" 400 host-mismatch 'GET http://web.test/ HTTP/1.1\r\nHost: other.test\r\n\r\n'
+trick "CONNECT and Host disagree" 400 host-mismatch 'CONNECT web.test:443 HTTP/1.1\r\nHost: other.test:443\r\n\r\n'
+trick "duplicate Host refused" 400 duplicate-host 'GET http://web.test/ HTTP/1.1\r\nHost: web.test\r\nHost: other.test\r\n\r\n'
+trick "obs-fold refused" 400 obs-fold 'GET http://web.test/ HTTP/1.1\r\nHost: web.test\r\nX: a\r\n b\r\n\r\n'
+trick "bare CR refused" 400 bare-cr 'GET http://web.test/ HTTP/1.1\r\nHost: web.test\rX: y\r\n\r\n'
+trick "Content-Length with Transfer-Encoding refused" 400 content-length-with-transfer-encoding \
+  'POST http://web.test/ HTTP/1.1\r\nHost: web.test\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n'
+trick "conflicting Content-Length refused" 400 conflicting-content-length \
+  'POST http://web.test/ HTTP/1.1\r\nHost: web.test\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n'
+trick "malformed request line refused" 400 bad-http-version 'GET http://web.test/ HTTX/1.1\r\nHost: web.test\r\n\r\n'
+trick "over-long header refused" 431 head-too-large \
+  "GET http://web.test/ HTTP/1.1\\r\\nHost: web.test\\r\\nX: $(head -c 20000 /dev/zero | tr '\0' a)\\r\\n\\r\\n"
+
+# --- no other way out --------------------------------------------------------
+out=$(A curl -sS -m 3 --noproxy '*' http://203.0.113.10/ 2>&1)
+if [ $? -ne 0 ]; then ok "direct TCP connect from the agent fails"; else not_ok "direct TCP connect" "$out"; fi
+out=$(A python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('203.0.113.53', 53))" 2>&1)
+expect "direct UDP send from the agent fails" "unreachable" "$out"
+
+# --- limits -------------------------------------------------------------------
+expect "beyond --max-conns: 503" "503" "$(A python3 "$HERE/client.py" hold 3128 30)"
+expect "handshake timeout closes a silent client" "closed after 2 s" "$(A python3 "$HERE/client.py" idle 3128)"
+
+# --- the lockdown, from inside -------------------------------------------------
+out=$("$PROXY" --self-test=layers 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && [[ "$out" != *FAIL* ]]; then ok "self-test: landlock, uid, caps, no_new_privs"
+else not_ok "self-test layers (rc $rc)" "${out//$'\n'/ | }"; fi
+expect "self-test: open /etc/passwd denied by Landlock" "ok landlock-fs-read" "$out"
+for op in open unix netlink execve io_uring ptrace mmap-exec; do
+  "$PROXY" --self-test=seccomp-$op >/dev/null 2>&1
+  rc=$?
+  if [ $rc -eq 159 ]; then ok "seccomp kills the proxy on $op"; else not_ok "seccomp on $op (rc $rc)"; fi
+done
+
+# --- the audit trail -----------------------------------------------------------
+sleep 0.5
+out=$(python3 - "$T/audit.log" <<'EOF'
+import json, sys
+keys = {"time", "event", "id", "proto", "host", "port", "addr", "decision", "reason",
+        "bytes_up", "bytes_down", "duration_ms"}
+lines = [json.loads(l) for l in open(sys.argv[1])]
+bad = [l for l in lines if set(l) != keys or l["id"] != "e2e" or l["event"] != "egress"]
+print("lines %d bad %d" % (len(lines), len(bad)))
+def has(**want):
+    return any(all(l.get(k) == v for k, v in want.items()) for l in lines)
+for name, want in [
+        ("allow-http", dict(proto="http", host="web.test", port=80, addr="203.0.113.10", decision="allow")),
+        ("allow-connect", dict(proto="connect", host="web.test", port=22, decision="allow")),
+        ("allow-socks5", dict(proto="socks5", host="www.web.test", port=80, decision="allow")),
+        ("deny-name", dict(host="other.test", decision="deny", reason="not-allowlisted")),
+        ("deny-metadata", dict(host="metadata.test", addr="169.254.169.254", decision="deny",
+                               reason="address-link-local")),
+        ("deny-loopback", dict(host="rebind.test", addr="127.0.0.1", reason="address-loopback")),
+        ("deny-parse", dict(decision="deny", reason="userinfo")),
+        ("deny-socks-bind", dict(proto="socks5", reason="unsupported-command"))]:
+    print("%s %s" % (name, "yes" if has(**want) else "MISSING"))
+print("bytes", "yes" if any(l["bytes_down"] > 0 and l["decision"] == "allow" for l in lines) else "MISSING")
+EOF
+)
+expect "audit lines are JSON with exactly the contract's fields" "bad 0" "$out"
+for k in allow-http allow-connect allow-socks5 deny-name deny-metadata deny-loopback deny-parse deny-socks-bind bytes; do
+  expect "audit line $k" "$k yes" "$out"
+done
+if grep -q -e 's3cr3t' -e 'hello from' "$T/audit.log"; then not_ok "audit holds nothing from payload or headers"
+else ok "audit holds nothing from payload or headers"; fi
+if grep -q -e other.test -e nx2 "$T/dns.log"; then not_ok "DNS is asked only about allowlisted names"
+else expect "DNS is asked only about allowlisted names" "query rebind.test" "$(cat "$T/dns.log")"; fi
+
+# --- lifetime -------------------------------------------------------------------
+kill "$INIT"
+wait "$INIT" 2>/dev/null
+for _ in $(seq 30); do kill -0 "$PROXY_PID" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$PROXY_PID" 2>/dev/null; then not_ok "proxy exits when the watched init exits"
+else wait "$PROXY_PID"; rc=$?; expect "proxy exits 0 when the watched init exits" "rc 0" "rc $rc"; fi
+sleep 1000 & INIT2=$!
+PIDS+=("$INIT2")
+start_proxy e2e-term "$INIT2" --http-port 3129 --socks-port 1081
+wait_for A curl -s -o /dev/null http://127.0.0.1:3129/
+kill -TERM "$PROXY_PID"
+wait "$PROXY_PID"
+expect "proxy exits 0 on SIGTERM" "rc 0" "rc $?"
+if [ -s "$T/proxy.err" ]; then not_ok "no stderr from the proxies" "$(cat "$T/proxy.err")"
+else ok "no stderr from the proxies"; fi
+
+echo "# $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
