@@ -224,8 +224,11 @@ allowlist_parse (const char *spec, bool allow_broad, struct allowlist **out,
       al->entries = xreallocarray (al->entries, al->n + 1, sizeof (*al->entries));
       why = parse_entry (s, len, allow_broad, &al->entries[al->n]);
       if (why)
-        return agentrt_error (err, EINVAL, "egress allowlist entry `%.*s` (#%zu): %s",
-                              (int) (len > 200 ? 200 : len), s, al->n + 1, why);
+        {
+          free (al->entries[al->n].name); /* set before a bad port was seen */
+          return agentrt_error (err, EINVAL, "egress allowlist entry `%.*s` (#%zu): %s",
+                                (int) (len > 200 ? 200 : len), s, al->n + 1, why);
+        }
       al->n++;
       p = comma ? comma + 1 : end;
       if (comma && p == end)

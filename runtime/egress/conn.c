@@ -295,6 +295,13 @@ endpoint_event (struct ev_handler *h, uint32_t events)
         linger (c);
       return;
     }
+  /* The client is gone while its destination is being looked up. */
+  if (ep == &c->client && (events & (EPOLLHUP | EPOLLERR))
+      && (c->phase == PHASE_RESOLVING || c->phase == PHASE_CONNECTING))
+    {
+      conn_close (c, "client-closed");
+      return;
+    }
   if (ep == &c->upstream && c->phase == PHASE_CONNECTING)
     {
       if (ep->writable)

@@ -187,13 +187,15 @@ read_conf (int fd, const char *path, char **out, size_t *len, agentrt_error_t *e
 static int
 check_listener (int fd, const char *what, agentrt_error_t *err)
 {
-  int v = 0, flags;
-  socklen_t len = sizeof (v);
+  int listening = 0, domain = 0, type = 0, flags;
+  socklen_t len = sizeof (int);
 
-  if (getsockopt (fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) < 0)
+  if (getsockopt (fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) < 0
+      || getsockopt (fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0
+      || getsockopt (fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
     return agentrt_error (err, errno, "%s fd %d", what, fd);
-  if (!v)
-    return agentrt_error (err, EINVAL, "%s fd %d is not a listening socket", what, fd);
+  if (!listening || type != SOCK_STREAM || (domain != AF_INET && domain != AF_INET6))
+    return agentrt_error (err, EINVAL, "%s fd %d is not a listening TCP socket", what, fd);
   flags = fcntl (fd, F_GETFL);
   if (flags < 0 || fcntl (fd, F_SETFL, flags | O_NONBLOCK) < 0
       || fcntl (fd, F_SETFD, FD_CLOEXEC) < 0)

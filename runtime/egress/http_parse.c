@@ -609,7 +609,10 @@ http_chunked_feed (struct http_chunked *c, const char *p, size_t n,
       int r = chunked_byte (c, p[i]);
 
       if (r < 0)
-        return -1;
+        {
+          *consumed = i;
+          return -1;
+        }
       if (r > 0)
         {
           *consumed = i + 1;
