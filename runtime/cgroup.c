@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,9 +87,49 @@ cgroup_open (const struct cgroup_layout *layout, const char *path,
   return cg_new (layout, path, systemd_unit, owned);
 }
 
+static char *
+read_proc_cgroup (pid_t pid)
+{
+  char path[64], buf[8192];
+  cleanup_close int fd = -1;
+  ssize_t n;
+
+  snprintf (path, sizeof path, "/proc/%d/cgroup", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  n = fd < 0 ? -1 : read (fd, buf, sizeof buf - 1);
+  if (n < 0)
+    return NULL;
+  buf[n] = '\0';
+  return xstrdup (buf);
+}
+
+/* After a failed move: back to where the process was in the hierarchies
+ * already written, so that the new directories can be removed. */
+static void
+move_back (struct cgroup *cg, size_t upto, pid_t pid, const char *before)
+{
+  char buf[24];
+
+  snprintf (buf, sizeof buf, "%d", (int) pid);
+  for (size_t i = 0; before && i < upto; i++)
+    {
+      cleanup_free char *own = cg_proc_cgroup_path (&cg->layout->h[i], before);
+      cleanup_free char *dir = own ? cg_hier_path (&cg->layout->h[i], own) : NULL;
+      cleanup_close int fd = dir ? open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                                 : -1;
+      struct cg_dir d = { .fd = fd, .path = dir };
+      agentrt_error_t ignored = NULL;
+
+      if (fd >= 0)
+        cg_write (&d, "cgroup.procs", buf, &ignored);
+      agentrt_error_release (&ignored);
+    }
+}
+
 int
 cgroup_add_pid (struct cgroup *cg, pid_t pid, agentrt_error_t *err)
 {
+  cleanup_free char *before = read_proc_cgroup (pid);
   char buf[24];
 
   snprintf (buf, sizeof buf, "%d", (int) pid);
@@ -96,8 +137,11 @@ cgroup_add_pid (struct cgroup *cg, pid_t pid, agentrt_error_t *err)
     {
       struct cg_dir *d = cg_dir (cg, i, err);
       if (d == NULL || cg_write (d, "cgroup.procs", buf, err) < 0)
-        return agentrt_error_wrap (err, "move process %d into its cgroup",
-                                   (int) pid);
+        {
+          move_back (cg, i, pid, before);
+          return agentrt_error_wrap (err, "move process %d into its cgroup",
+                                     (int) pid);
+        }
     }
   return 0;
 }

@@ -118,7 +118,7 @@ int cgroup_kill_all (struct cgroup *cg, int sig, agentrt_error_t *err);
  * kernel reports the new state. */
 int cgroup_freeze (struct cgroup *cg, agentrt_error_t *err);
 int cgroup_thaw (struct cgroup *cg, agentrt_error_t *err);
-/* 1 frozen, 0 not, < 0 error. */
+/* 1 when paused (frozen or being frozen), 0 when not, < 0 on error. */
 int cgroup_frozen (struct cgroup *cg, agentrt_error_t *err);
 
 /* ---- Resources ------------------------------------------------------ */
@@ -203,7 +203,8 @@ void cgroup_stats_release (struct cgroup_stats *stats);
 
 /* One fd (epoll) that polls readable when the OOM killer ran in the cgroup
  * (v1: eventfd on memory.oom_control; v2: inotify on memory.events) or a
- * fork failed on the pids limit (inotify on pids.events). */
+ * fork failed on the pids limit (v2: inotify on pids.events; v1 does not
+ * notify, so there the fd also polls readable once a second). */
 struct cgroup_watch;
 
 struct cgroup_watch_counts

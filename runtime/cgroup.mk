@@ -28,9 +28,11 @@ CGROUP_TEST_LIBS = libcgroup.a liboci.a libcommon.a $(YAJL_LIBS) $(SYSTEMD_LIBS)
 CGROUP_TESTS = \
 	tests/unit/test-cgroup-layout \
 	tests/unit/test-cgroup-bpf \
-	tests/unit/test-cgroup-v2
+	tests/unit/test-cgroup-v2 \
+	tests/unit/test-cgroup-host
 check_PROGRAMS += $(CGROUP_TESTS)
 TESTS += $(CGROUP_TESTS)
 tests_unit_test_cgroup_layout_LDADD = $(CGROUP_TEST_LIBS)
 tests_unit_test_cgroup_bpf_LDADD = $(CGROUP_TEST_LIBS)
 tests_unit_test_cgroup_v2_LDADD = $(CGROUP_TEST_LIBS)
+tests_unit_test_cgroup_host_LDADD = $(CGROUP_TEST_LIBS)

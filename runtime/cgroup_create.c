@@ -81,40 +81,61 @@ mkdir_chain (const char *mount_point, const char *path, int *first,
   return agentrt_error (err, ENOENT, "create cgroup `%s`", leaf);
 }
 
-/* v1 cpuset: a new cgroup has empty cpus/mems and refuses tasks until they
- * are set; copy the parent's into every level created. */
-static int
-init_cpuset (const char *mount_point, const char *path, int first,
-             agentrt_error_t *err)
+static ssize_t
+read_at_level (const char *mount_point, const char *path, int level,
+               const char *file, char *buf, size_t size, agentrt_error_t *err)
 {
-  static const char *const files[] = { "cpuset.cpus", "cpuset.mems" };
+  cleanup_free char *dir = prefix_path (mount_point, path, level);
+  cleanup_close int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct cg_dir d = { .fd = fd, .path = dir };
+
+  if (fd < 0)
+    return agentrt_error (err, errno, "open cgroup `%s`", dir);
+  return cg_read_buf (&d, file, buf, size, err);
+}
+
+/* v1 cpuset: a new cgroup has empty cpus/mems and refuses tasks until they
+ * are set.  Fills `file` at `level` from its parent, filling empty
+ * ancestors first (an ancestor someone else created may be empty too). */
+static int
+fill_cpuset (const char *mount_point, const char *path, int level,
+             const char *file, agentrt_error_t *err)
+{
+  char have[4096], want[4096];
+  cleanup_free char *dir = NULL;
+  cleanup_close int fd = -1;
+  struct cg_dir d;
+
+  if (read_at_level (mount_point, path, level, file, have, sizeof have, err) < 0)
+    return -1;
+  if (have[0] != '\0' && have[0] != '\n')
+    return 0;
+  if (read_at_level (mount_point, path, level - 1, file, want, sizeof want, err)
+      < 0)
+    return -1;
+  if ((want[0] == '\0' || want[0] == '\n') && level > 1)
+    {
+      if (fill_cpuset (mount_point, path, level - 1, file, err) < 0
+          || read_at_level (mount_point, path, level - 1, file, want,
+                            sizeof want, err) < 0)
+        return -1;
+    }
+  dir = prefix_path (mount_point, path, level);
+  fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  d = (struct cg_dir){ .fd = fd, .path = dir };
+  if (fd < 0)
+    return agentrt_error (err, errno, "open cgroup `%s`", dir);
+  return cg_write (&d, file, want, err);
+}
+
+static int
+init_cpuset (const char *mount_point, const char *path, agentrt_error_t *err)
+{
   int depth = path_depth (path);
 
-  for (int level = first; level < depth; level++)
-    {
-      cleanup_free char *parent = prefix_path (mount_point, path, level);
-      cleanup_free char *child = prefix_path (mount_point, path, level + 1);
-      struct cg_dir pd = { .path = parent }, cd = { .path = child };
-      cleanup_close int pfd = open (parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      cleanup_close int cfd = open (child, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-      if (pfd < 0 || cfd < 0)
-        return agentrt_error (err, errno, "open cgroup `%s`",
-                              pfd < 0 ? parent : child);
-      pd.fd = pfd;
-      cd.fd = cfd;
-      for (size_t i = 0; i < 2; i++)
-        {
-          char have[4096], want[4096];
-          if (cg_read_buf (&cd, files[i], have, sizeof have, err) < 0)
-            return -1;
-          if (have[0] != '\0' && have[0] != '\n')
-            continue;
-          if (cg_read_buf (&pd, files[i], want, sizeof want, err) < 0
-              || cg_write (&cd, files[i], want, err) < 0)
-            return -1;
-        }
-    }
+  if (fill_cpuset (mount_point, path, depth, "cpuset.cpus", err) < 0
+      || fill_cpuset (mount_point, path, depth, "cpuset.mems", err) < 0)
+    return agentrt_error_wrap (err, "initialise the cpuset");
   return 0;
 }
 
@@ -229,8 +250,8 @@ cg_create_dirs (struct cgroup *cg, unsigned needed, int *created,
 
       if (mkdir_chain (h->mount_point, cg->path, &created[i], err) < 0)
         return -1;
-      if (!h->v2 && (h->ctrls & (1u << CG_CPUSET)) && created[i] >= 0
-          && init_cpuset (h->mount_point, cg->path, created[i], err) < 0)
+      if (!h->v2 && (h->ctrls & (1u << CG_CPUSET))
+          && init_cpuset (h->mount_point, cg->path, err) < 0)
         return -1;
       if (h->v2
           && enable_controllers (h, cg->path, v2_wanted (l, needed), needed, err)

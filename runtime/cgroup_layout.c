@@ -210,11 +210,10 @@ same_hierarchy (const struct cg_hier *h, const char *num, const char *ctrls)
   return *have && strcmp (want, have) == 0;
 }
 
-/* Fills h->own from /proc/self/cgroup text ("4:memory:/x", "0::/y"). */
-static void
-find_own (struct cg_hier *h, const char *self_cgroup)
+char *
+cg_proc_cgroup_path (const struct cg_hier *h, const char *proc_cgroup)
 {
-  const char *line = self_cgroup;
+  const char *line = proc_cgroup;
 
   while (line && *line)
     {
@@ -228,11 +227,21 @@ find_own (struct cg_hier *h, const char *self_cgroup)
         continue;
       *c1 = *c2 = '\0';
       if (same_hierarchy (h, copy, c1 + 1))
-        {
-          free (h->own);
-          h->own = cg_clean_path (c2 + 1);
-          return;
-        }
+        return cg_clean_path (c2 + 1);
+    }
+  return NULL;
+}
+
+/* Fills h->own from /proc/self/cgroup text ("4:memory:/x", "0::/y"). */
+static void
+find_own (struct cg_hier *h, const char *self_cgroup)
+{
+  char *own = cg_proc_cgroup_path (h, self_cgroup);
+
+  if (own)
+    {
+      free (h->own);
+      h->own = own;
     }
 }
 

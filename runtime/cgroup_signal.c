@@ -151,6 +151,7 @@ freezer_dir (struct cgroup *cg, agentrt_error_t *err)
   return d;
 }
 
+/* Whether the kernel has finished freezing (1) or thawing (0). */
 static int
 state_of (struct cg_dir *d, agentrt_error_t *err)
 {
@@ -166,6 +167,22 @@ state_of (struct cg_dir *d, agentrt_error_t *err)
   if (cg_read_buf (d, "freezer.state", buf, sizeof buf, err) < 0)
     return -1;
   return strncmp (buf, "FROZEN", 6) == 0;
+}
+
+/* Whether the cgroup is meant to be frozen (paused): a frozen v2 task
+ * that gets a fatal signal leaves the frozen state to die, which must not
+ * make the container look resumed. */
+static int
+intent_of (struct cg_dir *d, agentrt_error_t *err)
+{
+  char buf[64];
+
+  if (cg_read_buf (d, d->v2 ? "cgroup.freeze" : "freezer.state", buf,
+                   sizeof buf, err) < 0)
+    return -1;
+  if (d->v2)
+    return buf[0] == '1';
+  return strncmp (buf, "FROZEN", 6) == 0 || strncmp (buf, "FREEZING", 8) == 0;
 }
 
 /* Writes the wanted state and waits until the kernel reports it. */
@@ -223,7 +240,7 @@ int
 cgroup_frozen (struct cgroup *cg, agentrt_error_t *err)
 {
   struct cg_dir *d = freezer_dir (cg, err);
-  return d ? state_of (d, err) : -1;
+  return d ? intent_of (d, err) : -1;
 }
 
 /* ---- kill ---- */
@@ -232,6 +249,19 @@ static bool
 contains (const pid_t *pids, size_t n, pid_t pid)
 {
   return bsearch (&pid, pids, n, sizeof *pids, cmp_pid) != NULL;
+}
+
+/* Sends sig to one member: through its pidfd, or, where pidfds are
+ * missing (ENOSYS: kernels before 5.3, valgrind), by pid (the cgroup is
+ * frozen, so the pid cannot be reused meanwhile). */
+static int
+send_one (int fd, pid_t pid, int sig, agentrt_error_t *err)
+{
+  int r = fd >= 0 ? (int) syscall (SYS_pidfd_send_signal, fd, sig, NULL, 0)
+                  : kill (pid, sig);
+  if (r < 0 && errno != ESRCH)
+    return agentrt_error (err, errno, "signal %d to process %d", sig, (int) pid);
+  return 0;
 }
 
 /* Signals every member through a pidfd opened while it was listed, and
@@ -251,19 +281,19 @@ signal_round (struct cgroup *cg, int sig, agentrt_error_t *err)
     return 0;
   fds = xreallocarray (NULL, n_before, sizeof *fds);
   for (size_t i = 0; i < n_before; i++)
-    fds[i] = (int) syscall (SYS_pidfd_open, before[i], 0);
+    {
+      fds[i] = (int) syscall (SYS_pidfd_open, before[i], 0);
+      if (fds[i] < 0 && errno != ENOSYS)
+        fds[i] = -2; /* gone already */
+    }
   if (cgroup_pids (cg, &after, &n_after, err) < 0)
     ret = -1;
   for (size_t i = 0; i < n_before; i++)
     {
-      if (fds[i] < 0)
-        continue;
-      if (ret == 0 && contains (after, n_after, before[i])
-          && syscall (SYS_pidfd_send_signal, fds[i], sig, NULL, 0) < 0
-          && errno != ESRCH)
-        ret = agentrt_error (err, errno, "signal %d to process %d", sig,
-                             (int) before[i]);
-      close (fds[i]);
+      if (ret == 0 && fds[i] != -2 && contains (after, n_after, before[i]))
+        ret = send_one (fds[i], before[i], sig, err);
+      if (fds[i] >= 0)
+        close (fds[i]);
     }
   return ret < 0 ? -1 : (int) n_before;
 }

@@ -1,7 +1,8 @@
 /* Limit events for the per-container monitor: one epoll fd that polls
  * readable when the OOM killer ran in the cgroup (v1: an eventfd registered
  * on memory.oom_control; v2: inotify on memory.events) or a fork hit the
- * pids limit (inotify on pids.events), and the counters read afterwards. */
+ * pids limit (v2: inotify on pids.events; v1 pids.events does not notify,
+ * so a one-second timer), and the counters read afterwards. */
 #include "config.h"
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -24,6 +26,7 @@ struct cgroup_watch
   int epfd;
   int eventfd; /* v1 OOM notifications, -1 */
   int inotify; /* v2 memory.events, pids.events, -1 */
+  int timer;   /* v1 pids.events polling, -1 */
   struct cg_dir *mem, *pids;
   uint64_t oom_kills, pids_max; /* counters at the previous read */
   bool oom_counter;            /* the kernel counts kills (oom_kill) */
@@ -112,13 +115,21 @@ setup (struct cgroup_watch *w, struct cgroup *cg, agentrt_error_t *err)
                             : v1_oom_eventfd (w, err))
                     < 0)
     return -1;
-  if (w->pids && watch_file (w, w->pids, "pids.events", err) < 0)
+  if (w->pids && w->pids->v2 && watch_file (w, w->pids, "pids.events", err) < 0)
     return -1;
+  if (w->pids && !w->pids->v2)
+    {
+      struct itimerspec every = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
+      w->timer = timerfd_create (CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+      if (w->timer < 0 || timerfd_settime (w->timer, 0, &every, NULL) < 0)
+        return agentrt_error (err, errno, "timerfd");
+    }
   w->epfd = epoll_create1 (EPOLL_CLOEXEC);
   if (w->epfd < 0)
     return agentrt_error (err, errno, "epoll_create1");
   if (add_epoll (w->epfd, w->eventfd, err) < 0
-      || add_epoll (w->epfd, w->inotify, err) < 0)
+      || add_epoll (w->epfd, w->inotify, err) < 0
+      || add_epoll (w->epfd, w->timer, err) < 0)
     return -1;
   return counters (w, &w->oom_kills, &w->pids_max, err);
 }
@@ -128,7 +139,7 @@ cgroup_watch_open (struct cgroup *cg, agentrt_error_t *err)
 {
   struct cgroup_watch *w = xzalloc (sizeof *w);
 
-  w->epfd = w->eventfd = w->inotify = -1;
+  w->epfd = w->eventfd = w->inotify = w->timer = -1;
   if (setup (w, cg, err) < 0)
     {
       cgroup_watch_free (w);
@@ -147,7 +158,7 @@ int
 cgroup_watch_read (struct cgroup_watch *w, struct cgroup_watch_counts *c,
                    agentrt_error_t *err)
 {
-  uint64_t fired = 0, oom, max;
+  uint64_t fired = 0, ticks, oom, max;
   char buf[4096];
 
   memset (c, 0, sizeof *c);
@@ -155,6 +166,8 @@ cgroup_watch_read (struct cgroup_watch *w, struct cgroup_watch_counts *c,
     fired = 0;
   while (w->inotify >= 0 && read (w->inotify, buf, sizeof buf) > 0)
     ;
+  if (w->timer >= 0 && read (w->timer, &ticks, sizeof ticks) < 0)
+    ticks = 0;
   if (counters (w, &oom, &max, err) < 0)
     return -1;
   /* Old v1 kernels only say "an OOM happened": count those. */
@@ -176,5 +189,7 @@ cgroup_watch_free (struct cgroup_watch *w)
     close (w->eventfd);
   if (w->inotify >= 0)
     close (w->inotify);
+  if (w->timer >= 0)
+    close (w->timer);
   free (w);
 }

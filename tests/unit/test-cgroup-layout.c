@@ -97,8 +97,8 @@ test_hostile_mountinfo (void)
     /* cgroups elsewhere (a container's rootfs) do not count */
     "50 31 0:29 / /var/lib/c/rootfs/sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n",
     /* names with a slash, "." or ".." below /sys/fs/cgroup do not count */
-    "50 31 0:29 / /sys/fs/cgroup/a/b rw - cgroup cgroup rw,cpu\n"
-    "51 31 0:29 / /sys/fs/cgroup/.. rw - cgroup cgroup rw,cpu\n",
+    ("50 31 0:29 / /sys/fs/cgroup/a/b rw - cgroup cgroup rw,cpu\n"
+     "51 31 0:29 / /sys/fs/cgroup/.. rw - cgroup cgroup rw,cpu\n"),
     /* a bad escape */
     "31 23 0:28 / /sys/fs/cgroup\\9 rw - cgroup2 cgroup2 rw\n",
   };
