@@ -23,6 +23,9 @@ enum cg_ctrl
   CG_BLKIO,
   CG_PIDS,
   CG_HUGETLB,
+  CG_NET_CLS,  /* v1 only */
+  CG_NET_PRIO, /* v1 only */
+  CG_RDMA,
   CG_NCTRL
 };
 
@@ -147,6 +150,10 @@ int cg_apply_hugetlb (struct cg_apply *a, const struct oci_resources *r,
                       agentrt_error_t *err);
 int cg_apply_unified (struct cg_apply *a, const struct kv_list *unified,
                       agentrt_error_t *err);
+int cg_apply_network (struct cg_apply *a, const struct oci_network *n,
+                      agentrt_error_t *err);
+int cg_apply_rdma (struct cg_apply *a, const struct oci_resources *r,
+                   agentrt_error_t *err);
 /* Shares (2..262144) to cpu.weight (1..10000), as runc and crun do. */
 uint64_t cg_shares_to_weight (uint64_t shares);
 /* blkio weight (10..1000) to io.weight (1..10000). */

@@ -20,6 +20,7 @@ static const char *const v1_names[CG_NCTRL] = {
   [CG_CPU] = "cpu",         [CG_CPUACCT] = "cpuacct", [CG_CPUSET] = "cpuset",
   [CG_MEMORY] = "memory",   [CG_DEVICES] = "devices", [CG_FREEZER] = "freezer",
   [CG_BLKIO] = "blkio",     [CG_PIDS] = "pids",       [CG_HUGETLB] = "hugetlb",
+  [CG_NET_CLS] = "net_cls", [CG_NET_PRIO] = "net_prio", [CG_RDMA] = "rdma",
 };
 
 const char *

@@ -306,6 +306,12 @@ cg_resources_needed (const struct oci_resources *r)
     m |= 1u << CG_BLKIO;
   if (r->n_hugepage_limits)
     m |= 1u << CG_HUGETLB;
+  if (r->network && r->network->has_class_id)
+    m |= 1u << CG_NET_CLS;
+  if (r->network && r->network->n_priorities)
+    m |= 1u << CG_NET_PRIO;
+  if (r->n_rdma)
+    m |= 1u << CG_RDMA;
   for (size_t i = 0; i < r->unified.len; i++)
     {
       const char *k = r->unified.items[i].key;
@@ -331,6 +337,10 @@ cg_apply_resources (struct cg_apply *a, const struct oci_resources *r,
   if (r->blkio && cg_apply_blkio (a, r->blkio, err) < 0)
     return -1;
   if (r->n_hugepage_limits && cg_apply_hugetlb (a, r, err) < 0)
+    return -1;
+  if (r->network && cg_apply_network (a, r->network, err) < 0)
+    return -1;
+  if (r->n_rdma && cg_apply_rdma (a, r, err) < 0)
     return -1;
   /* Last, so that its values win, as in runc. */
   return cg_apply_unified (a, &r->unified, err);

@@ -1,6 +1,7 @@
 /* linux.resources.blockIO (v1 blkio.*, v2 io.*), hugepageLimits (v1
  * hugetlb.<size>.limit_in_bytes, v2 hugetlb.<size>.max, also on the
- * cgroup2 mount of a hybrid host) and unified (v2 files by name). */
+ * cgroup2 mount of a hybrid host), network (v1 net_cls/net_prio), rdma
+ * (rdma.max) and unified (v2 files by name). */
 #include "config.h"
 
 #include <errno.h>
@@ -250,6 +251,95 @@ cg_apply_hugetlb (struct cg_apply *a, const struct oci_resources *r,
         return agentrt_error_wrap (err, "%s", field);
     }
   return 0;
+}
+
+/* The directory for ctrl or an error naming the field. */
+static struct cg_dir *
+dir_for (struct cg_apply *a, enum cg_ctrl ctrl, const char *field,
+         agentrt_error_t *err)
+{
+  struct cg_dir *d = cg_ctrl_dir (a->cg, ctrl, err);
+
+  if (d == NULL && err && *err)
+    agentrt_error_wrap (err, "%s", field);
+  else if (d == NULL)
+    agentrt_error (err, 0, "%s: the %s cgroup controller is not available%s",
+                   field, cg_ctrl_name (ctrl, false),
+                   ctrl == CG_NET_CLS || ctrl == CG_NET_PRIO
+                       ? " (it exists only in cgroup v1)"
+                       : "");
+  return d;
+}
+
+int
+cg_apply_network (struct cg_apply *a, const struct oci_network *n,
+                  agentrt_error_t *err)
+{
+  struct cg_dir *d;
+  char buf[32];
+
+  if (n->has_class_id)
+    {
+      d = dir_for (a, CG_NET_CLS, "linux.resources.network.classID", err);
+      if (d == NULL)
+        return -1;
+      snprintf (buf, sizeof buf, "%" PRIu32, n->class_id);
+      if (cg_write (d, "net_cls.classid", buf, err) < 0)
+        return agentrt_error_wrap (err, "linux.resources.network.classID");
+    }
+  if (n->n_priorities)
+    {
+      struct lines l = { .file = "net_prio.ifpriomap", .fd = -1 };
+      int ret = 0;
+
+      l.d = dir_for (a, CG_NET_PRIO, "linux.resources.network.priorities", err);
+      if (l.d == NULL)
+        return -1;
+      for (size_t i = 0; ret == 0 && i < n->n_priorities; i++)
+        {
+          char line[64], field[64];
+          snprintf (line, sizeof line, "%s %" PRIu32 "\n",
+                    n->priorities[i].name, n->priorities[i].priority);
+          snprintf (field, sizeof field,
+                    "linux.resources.network.priorities[%zu]", i);
+          ret = put_line (&l, field, line, err);
+        }
+      lines_close (&l);
+      return ret;
+    }
+  return 0;
+}
+
+int
+cg_apply_rdma (struct cg_apply *a, const struct oci_resources *r,
+               agentrt_error_t *err)
+{
+  struct lines l = { .file = "rdma.max", .fd = -1 };
+  int ret = 0;
+
+  l.d = dir_for (a, CG_RDMA, "linux.resources.rdma", err);
+  if (l.d == NULL)
+    return -1;
+  for (size_t i = 0; ret == 0 && i < r->n_rdma; i++)
+    {
+      const struct oci_rdma *x = &r->rdma[i];
+      char line[160], handles[32] = "", objects[32] = "", field[64];
+
+      if (!x->has_hca_handles && !x->has_hca_objects)
+        continue;
+      if (strpbrk (x->device, " \n") || x->device[0] == '\0')
+        return agentrt_error (err, 0, "linux.resources.rdma: invalid device "
+                                      "name `%s`", x->device);
+      if (x->has_hca_handles)
+        snprintf (handles, sizeof handles, " hca_handle=%" PRIu32, x->hca_handles);
+      if (x->has_hca_objects)
+        snprintf (objects, sizeof objects, " hca_object=%" PRIu32, x->hca_objects);
+      snprintf (line, sizeof line, "%.64s%s%s\n", x->device, handles, objects);
+      snprintf (field, sizeof field, "linux.resources.rdma.%.32s", x->device);
+      ret = put_line (&l, field, line, err);
+    }
+  lines_close (&l);
+  return ret;
 }
 
 static const char *

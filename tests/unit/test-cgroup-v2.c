@@ -116,7 +116,7 @@ test_delegation (void)
   CHECK (created[0] == -1 && !cg->owned); /* it existed: joined */
   /* the root lacked cpuset and hugetlb; the parent delegated nothing */
   text = get ("cgroup.subtree_control");
-  CHECK (strncmp (text, "+cpuset +hugetlb", 16) == 0);
+  CHECK (strncmp (text, "+cpuset +hugetlb +rdma", 22) == 0);
   free (text);
   CHECK_FILE ("parent/cgroup.subtree_control", "+cpu +cpuset +memory +io +pids");
   cgroup_free (cg);
@@ -126,7 +126,8 @@ test_delegation (void)
 
   /* created here: the new level is recorded and removed on rollback (the
    * leaf, as its parent now, delegates everything already) */
-  put ("parent/ID/cgroup.subtree_control", "cpuset cpu io memory hugetlb pids\n");
+  put ("parent/ID/cgroup.subtree_control",
+       "cpuset cpu io memory hugetlb pids rdma\n");
   cg = cg_new (layout, "/parent/ID/sub", NULL, false);
   CHECK (cg_create_dirs (cg, 0, created, &err) == 0);
   CHECK (created[0] == 2 && cg->owned);
@@ -352,6 +353,37 @@ test_hugetlb_unified (void)
 }
 
 static void
+test_network_rdma (void)
+{
+  struct oci_interface_priority prio[] = { { (char *) "eth0", 5 } };
+  struct oci_network net = { .has_class_id = true, .class_id = 0x100001 };
+  struct oci_rdma rdma[] = { { (char *) "mlx5_0", true, 10, false, 0 },
+                             { (char *) "mlx5_1", true, 1, true, 20 } };
+  struct oci_resources r = { .network = &net };
+  agentrt_error_t err = NULL;
+
+  /* net_cls and net_prio exist only in v1: refused, not skipped */
+  CHECK (apply (&r, NULL, false, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "linux.resources.network.classID");
+  CHECK_CONTAINS (err ? err->msg : NULL, "only in cgroup v1");
+  agentrt_error_release (&err);
+  net = (struct oci_network){ .priorities = prio, .n_priorities = 1 };
+  CHECK (apply (&r, NULL, false, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "net_prio");
+  agentrt_error_release (&err);
+
+  put ("parent/ID/rdma.max", "");
+  r = (struct oci_resources){ .rdma = rdma, .n_rdma = 2 };
+  CHECK (apply (&r, NULL, false, &err) == 0);
+  CHECK_FILE ("parent/ID/rdma.max", "mlx5_0 hca_handle=10\n"
+                                    "mlx5_1 hca_handle=1 hca_object=20\n");
+  rdma[0].device = (char *) "bad name";
+  CHECK (apply (&r, NULL, false, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "invalid device name");
+  agentrt_error_release (&err);
+}
+
+static void
 test_stats (void)
 {
   struct cgroup *cg = leaf_cgroup ();
@@ -457,7 +489,7 @@ main (void)
   mkdir (dir, 0755);
   leaf = xasprintf ("%s/ID", dir);
   mkdir (leaf, 0755);
-  put ("cgroup.controllers", "cpuset cpu io memory hugetlb pids\n");
+  put ("cgroup.controllers", "cpuset cpu io memory hugetlb pids rdma\n");
   put ("cgroup.subtree_control", "cpu io memory pids\n");
   put ("parent/cgroup.controllers", "cpuset cpu io memory pids\n");
   put ("parent/cgroup.subtree_control", "");
@@ -471,6 +503,7 @@ main (void)
       RUN_TEST (test_cpu);
       RUN_TEST (test_io);
       RUN_TEST (test_hugetlb_unified);
+      RUN_TEST (test_network_rdma);
       RUN_TEST (test_stats);
       RUN_TEST (test_pids_and_watch);
     }
