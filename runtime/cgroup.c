@@ -75,10 +75,13 @@ struct cgroup *
 cgroup_open (const struct cgroup_layout *layout, const char *path,
              const char *systemd_unit, bool owned, agentrt_error_t *err)
 {
+  cleanup_free char *clean = path ? cg_clean_path (path) : NULL;
+
   if (layout == NULL && (layout = cgroup_layout_host (err)) == NULL)
     return NULL;
+  /* Only what cgroup_enter produces: absolute, clean, not the root. */
   if (path == NULL || path[0] != '/' || strcmp (path, "/") == 0
-      || strstr (path, "/../") || strstr (path, "/./"))
+      || strcmp (clean, path) != 0)
     {
       agentrt_error (err, 0, "invalid cgroup path `%s` in the state",
                      path ? path : "");

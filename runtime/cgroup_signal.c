@@ -322,14 +322,17 @@ int
 cgroup_kill_all (struct cgroup *cg, int sig, agentrt_error_t *err)
 {
   bool done, can_freeze = cg->layout->route[CG_FREEZER] >= 0;
-  int was_frozen = can_freeze ? cgroup_frozen (cg, err) : 0;
+  int was_frozen;
   unsigned waited = 0, delay = 1;
 
-  if (was_frozen < 0 && (*err)->status == ENOENT)
+  if (members_dir (cg, err) == NULL)
     {
+      if ((*err)->status != ENOENT)
+        return -1;
       agentrt_error_release (err); /* the cgroup is gone: nothing to signal */
       return 0;
     }
+  was_frozen = can_freeze ? cgroup_frozen (cg, err) : 0;
   if (was_frozen < 0)
     return -1;
   if (sig == SIGKILL && kill_with_cgroup_kill (cg, &done, err) < 0)

@@ -399,6 +399,35 @@ test_mounts_plan (void)
 }
 
 static void
+test_open_hostile (void)
+{
+  struct cgroup_layout *v2 = parse (v2_mountinfo, "0::/\n");
+  static const char *const bad[]
+      = { "", "relative", "/", "/a/../b", "/a/./b", "/../x", "/a/..", "/a//b",
+          "/a/" };
+  agentrt_error_t err = NULL;
+  struct cgroup *cg;
+
+  for (size_t i = 0; v2 && i < sizeof bad / sizeof bad[0]; i++)
+    {
+      CHECK (cgroup_open (v2, bad[i], NULL, true, &err) == NULL);
+      CHECK_CONTAINS (err ? err->msg : NULL, "invalid cgroup path");
+      agentrt_error_release (&err);
+    }
+  CHECK (v2 && cgroup_open (v2, NULL, NULL, true, &err) == NULL);
+  agentrt_error_release (&err);
+  cg = v2 ? cgroup_open (v2, "/machine.slice/libpod-1.scope", "libpod-1.scope",
+                         false, &err)
+          : NULL;
+  CHECK (cg && !cgroup_owned (cg));
+  CHECK_STR_EQ (cg ? cgroup_systemd_unit (cg) : NULL, "libpod-1.scope");
+  /* the directory does not exist: killing nothing is fine */
+  CHECK (cg && cgroup_kill_all (cg, 9, &err) == 0);
+  cgroup_free (cg);
+  cgroup_layout_free (v2);
+}
+
+static void
 test_conversions (void)
 {
   /* Values of runc's/crun's formula computed with libm. */
@@ -434,6 +463,7 @@ main (void)
   RUN_TEST (test_resolve_fs);
   RUN_TEST (test_resolve_systemd);
   RUN_TEST (test_mounts_plan);
+  RUN_TEST (test_open_hostile);
   RUN_TEST (test_conversions);
   {
     char *cmd = xasprintf ("rm -rf '%s'", tmp);
