@@ -198,9 +198,7 @@ cgroup_enter (const struct cgroup_request *req, struct cgroup_result *result,
   for (size_t i = 0; i < l->n; i++)
     created[i] = -1;
   a.cg = cg;
-  ret = req->systemd ? cg_systemd_start (cg, &t, req->id, req->pid,
-                                         req->resources, err)
-                     : 0;
+  ret = req->systemd ? cg_systemd_start (cg, &t, req, err) : 0;
   cg_target_release (&t);
   if (ret < 0)
     return -1;

@@ -29,10 +29,13 @@ CGROUP_TESTS = \
 	tests/unit/test-cgroup-layout \
 	tests/unit/test-cgroup-bpf \
 	tests/unit/test-cgroup-v2 \
-	tests/unit/test-cgroup-host
+	tests/unit/test-cgroup-host \
+	tests/unit/test-cgroup-systemd
 check_PROGRAMS += $(CGROUP_TESTS)
 TESTS += $(CGROUP_TESTS)
 tests_unit_test_cgroup_layout_LDADD = $(CGROUP_TEST_LIBS)
 tests_unit_test_cgroup_bpf_LDADD = $(CGROUP_TEST_LIBS)
 tests_unit_test_cgroup_v2_LDADD = $(CGROUP_TEST_LIBS)
 tests_unit_test_cgroup_host_LDADD = $(CGROUP_TEST_LIBS)
+tests_unit_test_cgroup_systemd_LDADD = $(CGROUP_TEST_LIBS)
+tests_unit_test_cgroup_systemd_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS)

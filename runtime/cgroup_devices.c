@@ -100,6 +100,19 @@ device_rules (const struct oci_resources *r, const struct oci_device *devs,
   return 0;
 }
 
+int
+cg_device_policy (const struct oci_resources *r, const struct oci_device *devs,
+                  size_t n_devs, struct bpf_dev_policy *policy,
+                  agentrt_error_t *err)
+{
+  cleanup_free struct bpf_dev_rule *rules = NULL;
+  size_t n = 0;
+
+  if (device_rules (r, devs, n_devs, &rules, &n, err) < 0)
+    return -1;
+  return bpf_devices_policy (rules, n, policy, err);
+}
+
 static void
 v1_line (const struct bpf_dev_rule *r, char type, char *buf, size_t size)
 {

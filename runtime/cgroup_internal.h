@@ -160,6 +160,11 @@ uint64_t cg_shares_to_weight (uint64_t shares);
 uint64_t cg_blkio_to_io_weight (uint64_t weight);
 
 /* ---- cgroup_devices.c ---- */
+struct bpf_dev_policy;
+/* The effective device policy of a request (see bpf_devices.h). */
+int cg_device_policy (const struct oci_resources *r,
+                      const struct oci_device *devices, size_t n_devices,
+                      struct bpf_dev_policy *policy, agentrt_error_t *err);
 int cg_apply_devices (struct cgroup *cg, const struct oci_resources *r,
                       const struct oci_device *devices, size_t n_devices,
                       bool replace, agentrt_error_t *err);
@@ -177,10 +182,11 @@ void cg_remove_created (struct cgroup *cg, const int *created);
 
 /* ---- cgroup_systemd.c ---- */
 int cg_systemd_start (struct cgroup *cg, const struct cg_target *t,
-                      const char *id, pid_t pid,
-                      const struct oci_resources *r, agentrt_error_t *err);
+                      const struct cgroup_request *req, agentrt_error_t *err);
 int cg_systemd_set (struct cgroup *cg, const struct oci_resources *r,
                     agentrt_error_t *err);
 int cg_systemd_stop (const char *unit, agentrt_error_t *err);
+/* Tests: talk to a fake systemd on this socket (NULL: the real one). */
+void cg_systemd_set_socket (const char *path);
 
 #endif

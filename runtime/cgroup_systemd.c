@@ -15,6 +15,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "runtime/bpf_devices.h"
 #include "runtime/cgroup_internal.h"
 
 #define PRIVATE_SOCKET "/run/systemd/private"
@@ -39,22 +40,33 @@ cleanup_slot_fn (sd_bus_slot **s)
 #define cleanup_msg __attribute__ ((cleanup (cleanup_msg_fn)))
 #define cleanup_slot __attribute__ ((cleanup (cleanup_slot_fn)))
 
-/* systemd's private socket (root, no dbus-daemon needed), else the system
- * bus. */
-static int
-connect_systemd (sd_bus **bus, agentrt_error_t *err)
+static const char *private_socket = PRIVATE_SOCKET;
+
+void
+cg_systemd_set_socket (const char *path)
 {
+  private_socket = path ? path : PRIVATE_SOCKET;
+}
+
+/* systemd's private socket (root, no dbus-daemon needed; *direct), else
+ * the system bus. */
+static int
+connect_systemd (sd_bus **bus, bool *direct, agentrt_error_t *err)
+{
+  cleanup_free char *address = NULL;
   sd_bus *b = NULL;
   int r;
 
-  if (access (PRIVATE_SOCKET, F_OK) < 0)
+  if (access (private_socket, F_OK) < 0)
     return agentrt_error (err, 0, "--systemd-cgroup: systemd is not running "
-                                  "(no " PRIVATE_SOCKET ")");
+                                  "(no %s)", private_socket);
+  address = xasprintf ("unix:path=%s", private_socket);
   r = sd_bus_new (&b);
   if (r >= 0)
-    r = sd_bus_set_address (b, "unix:path=" PRIVATE_SOCKET);
+    r = sd_bus_set_address (b, address);
   if (r >= 0)
     r = sd_bus_start (b);
+  *direct = r >= 0;
   if (r < 0)
     {
       sd_bus_unref (b);
@@ -147,11 +159,98 @@ resource_props (sd_bus_message *m, bool v2, const struct oci_resources *res)
   return r;
 }
 
-static int
-scope_props (sd_bus_message *m, const struct cg_target *t, const char *id,
-             pid_t pid, bool v2, const struct oci_resources *res)
+/* "char-pts" for a major's name in /proc/devices, NULL when unknown. */
+static char *
+major_name (char type, int64_t major)
 {
-  cleanup_free char *desc = xasprintf ("agentrt container %s", id);
+  cleanup_file FILE *f = fopen ("/proc/devices", "re");
+  char line[128], name[96];
+  bool in_section = false;
+  long m;
+
+  while (f && fgets (line, sizeof line, f))
+    {
+      if (strncmp (line, "Character", 9) == 0 || strncmp (line, "Block", 5) == 0)
+        in_section = (line[0] == 'C') == (type == 'c');
+      else if (in_section && sscanf (line, "%ld %95s", &m, name) == 2
+               && m == major)
+        return xasprintf ("%s-%s", type == 'c' ? "char" : "block", name);
+    }
+  return NULL;
+}
+
+static char *
+device_allow_name (const struct bpf_dev_rule *e)
+{
+  const char *kind = e->type == 'c' ? "char" : "block";
+
+  if (e->major >= 0 && e->minor >= 0)
+    return xasprintf ("/dev/%s/%lld:%lld", kind, (long long) e->major,
+                      (long long) e->minor);
+  if (e->major < 0 && e->minor < 0)
+    return xasprintf ("%s-*", kind);
+  if (e->major >= 0)
+    return major_name (e->type, e->major);
+  return NULL; /* any major, one minor: systemd cannot say it; not allowed */
+}
+
+/* v1: systemd rewrites devices.allow of a unit without device properties
+ * on daemon-reload ("a", everything); give it the same allow-list.  (On v2
+ * it leaves agentrt's eBPF program alone.) */
+static int
+device_props (sd_bus_message *m, const struct cgroup_request *req)
+{
+  struct bpf_dev_policy p;
+  agentrt_error_t err = NULL;
+  int r;
+
+  if (cg_device_policy (req->resources, req->devices, req->n_devices, &p, &err)
+      < 0)
+    {
+      agentrt_error_release (&err);
+      return -EINVAL;
+    }
+  if (p.default_allow)
+    {
+      bpf_devices_policy_release (&p);
+      return 0;
+    }
+  r = sd_bus_message_append (m, "(sv)", "DevicePolicy", "s", "strict");
+  if (r >= 0)
+    r = sd_bus_message_open_container (m, 'r', "sv");
+  if (r >= 0)
+    r = sd_bus_message_append (m, "s", "DeviceAllow");
+  if (r >= 0)
+    r = sd_bus_message_open_container (m, 'v', "a(ss)");
+  if (r >= 0)
+    r = sd_bus_message_open_container (m, 'a', "(ss)");
+  for (size_t i = 0; r >= 0 && i < p.n; i++)
+    {
+      cleanup_free char *name = device_allow_name (&p.exceptions[i]);
+      char perms[4] = "";
+      size_t k = 0;
+
+      if (p.exceptions[i].access & BPF_DEV_READ)
+        perms[k++] = 'r';
+      if (p.exceptions[i].access & BPF_DEV_WRITE)
+        perms[k++] = 'w';
+      if (p.exceptions[i].access & BPF_DEV_MKNOD)
+        perms[k++] = 'm';
+      if (name)
+        r = sd_bus_message_append (m, "(ss)", name, perms);
+    }
+  for (int i = 0; r >= 0 && i < 3; i++)
+    r = sd_bus_message_close_container (m);
+  bpf_devices_policy_release (&p);
+  return r;
+}
+
+static int
+scope_props (sd_bus_message *m, const struct cg_target *t,
+             const struct cgroup_request *req, bool v2)
+{
+  cleanup_free char *desc = xasprintf ("agentrt container %s", req->id);
+  pid_t pid = req->pid;
   int r;
 
   r = sd_bus_message_append (m, "(sv)(sv)(sv)", "Description", "s", desc,
@@ -164,7 +263,9 @@ scope_props (sd_bus_message *m, const struct cg_target *t, const char *id,
                                "b", 1, v2 ? "IOAccounting" : "BlockIOAccounting",
                                "b", 1);
   if (r >= 0)
-    r = resource_props (m, v2, res);
+    r = resource_props (m, v2, req->resources);
+  if (r >= 0 && !v2)
+    r = device_props (m, req);
   return r;
 }
 
@@ -219,8 +320,8 @@ job_wait_release (struct job_wait *w)
 
 /* Calls method (which returns a job) and waits for the job to finish. */
 static int
-run_job (sd_bus *bus, sd_bus_message *call, const char *unit, const char *what,
-         agentrt_error_t *err)
+run_job (sd_bus *bus, bool direct, sd_bus_message *call, const char *unit,
+         const char *what, agentrt_error_t *err)
 {
   cleanup_slot sd_bus_slot *slot = NULL;
   cleanup_msg sd_bus_message *reply = NULL;
@@ -230,7 +331,8 @@ run_job (sd_bus *bus, sd_bus_message *call, const char *unit, const char *what,
   uint64_t deadline;
   int r;
 
-  r = sd_bus_match_signal (bus, &slot, "org.freedesktop.systemd1",
+  /* A direct connection (the private socket) carries no sender names. */
+  r = sd_bus_match_signal (bus, &slot, direct ? NULL : "org.freedesktop.systemd1",
                            "/org/freedesktop/systemd1",
                            "org.freedesktop.systemd1.Manager", "JobRemoved",
                            on_job_removed, &w);
@@ -277,18 +379,18 @@ run_job (sd_bus *bus, sd_bus_message *call, const char *unit, const char *what,
 }
 
 int
-cg_systemd_start (struct cgroup *cg, const struct cg_target *t, const char *id,
-                  pid_t pid, const struct oci_resources *r, agentrt_error_t *err)
+cg_systemd_start (struct cgroup *cg, const struct cg_target *t,
+                  const struct cgroup_request *req, agentrt_error_t *err)
 {
   cleanup_bus sd_bus *bus = NULL;
   cleanup_msg sd_bus_message *m = NULL;
-  bool v2 = cg->layout->mode == CGROUP_MODE_V2;
+  bool v2 = cg->layout->mode == CGROUP_MODE_V2, direct;
   int ret;
 
-  if (pid <= 0)
+  if (req->pid <= 0)
     return agentrt_error (err, 0, "--systemd-cgroup: a scope needs the "
                                   "container's process");
-  if (connect_systemd (&bus, err) < 0)
+  if (connect_systemd (&bus, &direct, err) < 0)
     return -1;
   ret = sd_bus_message_new_method_call (bus, &m, "org.freedesktop.systemd1",
                                         "/org/freedesktop/systemd1",
@@ -299,14 +401,14 @@ cg_systemd_start (struct cgroup *cg, const struct cg_target *t, const char *id,
   if (ret >= 0)
     ret = sd_bus_message_open_container (m, 'a', "(sv)");
   if (ret >= 0)
-    ret = scope_props (m, t, id, pid, v2, r);
+    ret = scope_props (m, t, req, v2);
   if (ret >= 0)
     ret = sd_bus_message_close_container (m);
   if (ret >= 0)
     ret = sd_bus_message_append (m, "a(sa(sv))", 0);
   if (ret < 0)
     return agentrt_error (err, -ret, "--systemd-cgroup: build the request");
-  return run_job (bus, m, t->unit, "start transient unit", err);
+  return run_job (bus, direct, m, t->unit, "start transient unit", err);
 }
 
 int
@@ -316,9 +418,10 @@ cg_systemd_set (struct cgroup *cg, const struct oci_resources *r,
   cleanup_bus sd_bus *bus = NULL;
   cleanup_msg sd_bus_message *m = NULL, *reply = NULL;
   sd_bus_error e = SD_BUS_ERROR_NULL;
+  bool direct;
   int ret;
 
-  if (connect_systemd (&bus, err) < 0)
+  if (connect_systemd (&bus, &direct, err) < 0)
     return -1;
   ret = sd_bus_message_new_method_call (bus, &m, "org.freedesktop.systemd1",
                                         "/org/freedesktop/systemd1",
@@ -346,9 +449,10 @@ cg_systemd_stop (const char *unit, agentrt_error_t *err)
   cleanup_bus sd_bus *bus = NULL;
   cleanup_msg sd_bus_message *m = NULL;
   agentrt_error_t e = NULL;
+  bool direct;
   int ret;
 
-  if (connect_systemd (&bus, err) < 0)
+  if (connect_systemd (&bus, &direct, err) < 0)
     return -1;
   ret = sd_bus_message_new_method_call (bus, &m, "org.freedesktop.systemd1",
                                         "/org/freedesktop/systemd1",
@@ -358,7 +462,7 @@ cg_systemd_stop (const char *unit, agentrt_error_t *err)
     ret = sd_bus_message_append (m, "ss", unit, "replace");
   if (ret < 0)
     return agentrt_error (err, -ret, "--systemd-cgroup: build the request");
-  if (run_job (bus, m, unit, "stop unit", &e) == 0)
+  if (run_job (bus, direct, m, unit, "stop unit", &e) == 0)
     return 0;
   /* A scope whose processes all exited is already gone. */
   if (strstr (e->msg, "not loaded") || strstr (e->msg, "NoSuchUnit"))
