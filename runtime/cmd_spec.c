@@ -44,7 +44,7 @@ cmd_spec (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
   if (cmd_check_args (argc, optind, 0, 0, "spec [--bundle DIR] [--rootless]",
                       err) < 0)
     return -1;
-  json = spec_default_json (rootless, getuid (), getgid (), err);
+  json = spec_default_json (rootless, geteuid (), getegid (), err);
   if (json == NULL)
     return -1;
   path = xasprintf ("%s/config.json", bundle);
@@ -57,7 +57,7 @@ cmd_spec (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
       return agentrt_error (err, errno, "create `%s`", path);
     }
   len = strlen (json);
-  if (write (fd, json, len) != (ssize_t) len || write (fd, "\n", 1) != 1)
+  if (write (fd, json, len) != (ssize_t) len)
     return agentrt_error (err, errno, "write `%s`", path);
   return 0;
 }

@@ -125,7 +125,7 @@ run_hooks_from_config (struct container *c, const char *kind,
       log_warning ("%s hooks: %s", kind, err->msg);
       return -1;
     }
-  hook_set_build (list, kind, &set);
+  hook_set_build (list, kind, c->state->bundle, &set);
   r = hook_set_run (&set, fd, &cerr);
   hook_set_free (&set);
   close (fd);

@@ -10,6 +10,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <selinux/selinux.h>
+
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "runtime/create_plan.h"
@@ -266,8 +268,10 @@ plan_process (const struct oci_config *config,
   spec->preserve_fds = opts->preserve_fds;
   spec->new_keyring = !opts->no_new_keyring;
   spec->keyring_name = opts->keyring_name;
-  /* In a user namespace that denies setgroups, setgroups(2) fails. */
   spec->may_setgroups = true;
+  /* process.selinuxLabel is a no-op when SELinux is off, like runc */
+  if (spec->selinux_label && is_selinux_enabled () <= 0)
+    spec->selinux_label = NULL;
   if (pers)
     {
       if (strcmp (pers->domain, "LINUX") == 0)
@@ -349,12 +353,13 @@ create_plan_build (const struct oci_config *config,
   plan->init.cgroup_ns = has_new_ns (config, OCI_NS_CGROUP);
   plan->init.hostname = config->hostname;
   plan->init.domainname = config->domainname;
-  hook_set_build (&config->hooks.prestart, "prestart", &plan->prestart);
+  hook_set_build (&config->hooks.prestart, "prestart", opts->bundle,
+                  &plan->prestart);
   hook_set_build (&config->hooks.create_runtime, "createRuntime",
-                  &plan->create_runtime);
+                  opts->bundle, &plan->create_runtime);
   hook_set_build (&config->hooks.create_container, "createContainer",
-                  &plan->init.create_container);
-  hook_set_build (&config->hooks.start_container, "startContainer",
+                  opts->bundle, &plan->init.create_container);
+  hook_set_build (&config->hooks.start_container, "startContainer", "/",
                   &plan->init.start_container);
   plan->init.runtime_hooks = plan->prestart.n + plan->create_runtime.n > 0;
   return 0;

@@ -36,10 +36,11 @@ null_terminated (const struct str_list *list, const char *first)
 
 void
 hook_set_build (const struct oci_hook_list *list, const char *kind,
-                struct hook_set *out)
+                const char *cwd, struct hook_set *out)
 {
   size_t i;
   out->kind = kind;
+  out->cwd = cwd;
   out->n = list->len;
   out->hooks = xzalloc ((list->len + 1) * sizeof *out->hooks);
   for (i = 0; i < list->len; i++)
@@ -67,7 +68,7 @@ hook_set_free (struct hook_set *set)
 }
 
 static void __attribute__ ((noreturn))
-hook_child (const struct hook_exec *h, int state_fd)
+hook_child (const struct hook_exec *h, const char *cwd, int state_fd)
 {
   sigset_t all;
   sigemptyset (&all);
@@ -79,6 +80,11 @@ hook_child (const struct hook_exec *h, int state_fd)
     }
   /* a hook's output must not mix with the runtime's stdout (state JSON) */
   dup2 (STDERR_FILENO, STDOUT_FILENO);
+  if (cwd == NULL || chdir (cwd) < 0)
+    {
+      if (chdir ("/") < 0)
+        _exit (127);
+    }
   execve (h->path, h->argv, h->envp);
   _exit (127);
 }
@@ -139,7 +145,7 @@ hook_set_run (const struct hook_set *set, int state_fd,
         return child_error (cerr, errno, "%s hook `%s`: fork", set->kind,
                             h->path);
       if (pid == 0)
-        hook_child (h, state_fd);
+        hook_child (h, set->cwd, state_fd);
       if (wait_hook (pid, h, set->kind, cerr) < 0)
         return -1;
     }

@@ -22,12 +22,13 @@ struct hook_exec
 struct hook_set
 {
   const char *kind; /* "prestart", ... for messages */
+  const char *cwd;  /* the bundle (runc's choice); "/" if unreachable */
   struct hook_exec *hooks;
   size_t n;
 };
 
 void hook_set_build (const struct oci_hook_list *list, const char *kind,
-                     struct hook_set *out);
+                     const char *cwd, struct hook_set *out);
 void hook_set_free (struct hook_set *set);
 
 /* Runs every hook of the set in order with state_fd (a memfd holding the

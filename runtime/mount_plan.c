@@ -261,7 +261,8 @@ plan_bind_source (struct mount_plan *plan, struct mount_step *step,
   if (src[0] != '/')
     src = plan_keep (plan, xasprintf ("%s/%s", bundle, src));
   if (stat (src, &st) < 0)
-    return agentrt_error (err, errno, "mounts[%zu].source: `%s`", index, src);
+    return agentrt_error (err, errno, "mounts[%zu] (`%s`): source `%s`", index,
+                          m->destination, src);
   step->source = src;
   step->dest_is_file = !S_ISDIR (st.st_mode);
   return 0;

@@ -377,13 +377,12 @@ int
 rootfs_prepare (const struct rootfs_spec *spec, int *rootfd,
                 struct child_error *cerr)
 {
-  unsigned long flags = spec->root_propagation;
   int mfd, fd;
 
-  /* Nothing done from here on may propagate back to the host. */
-  if (flags == 0 || (flags & MS_SHARED))
-    flags = MS_SLAVE | MS_REC;
-  if (mount (NULL, "/", NULL, flags, NULL) < 0)
+  /* Nothing done from here on may propagate back to the host, and the new
+   * root must not be shared (pivot_root refuses it); rootfsPropagation is
+   * applied to the new root once it is in place. */
+  if (mount (NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
     return child_error (cerr, errno, "set propagation of `/`");
 
   mfd = make_bind_mount (spec->rootfs, true, spec->rootfs, cerr);
