@@ -199,6 +199,82 @@ find_disk (char *out, size_t size)
     }
 }
 
+/* What test_resources_v1 asked for, in the v1 files. */
+static void
+check_v1_files (const char *path, const char *disk)
+{
+  char *list_text = read_text ("devices", path, "devices.list");
+
+  CHECK_CG ("memory", path, "memory.limit_in_bytes", "67108864");
+  CHECK_CG ("memory", path, "memory.memsw.limit_in_bytes", "134217728");
+  CHECK_CG ("memory", path, "memory.soft_limit_in_bytes", "33554432");
+  CHECK_CG ("memory", path, "memory.swappiness", "10");
+  CHECK_CG ("pids", path, "pids.max", "50");
+  CHECK_CG ("cpu", path, "cpu.shares", "512");
+  CHECK_CG ("cpu", path, "cpu.cfs_quota_us", "50000");
+  CHECK_CG ("cpuset", path, "cpuset.cpus", "0");
+  CHECK_CG ("devices", path, "devices.list", "c 1:3 rwm");
+  CHECK_CG ("devices", path, "devices.list", "c 136:* rwm");
+  CHECK_CG ("devices", path, "devices.list", "b *:* m");
+  CHECK (strstr (list_text, "a *:* rwm") == NULL);
+  CHECK (strstr (list_text, "c 1:5") != NULL); /* /dev/zero, a default */
+  free (list_text);
+  if (disk)
+    {
+      char *want = xasprintf ("%s 1048576", disk);
+      CHECK_CG ("blkio", path, "blkio.throttle.read_bps_device", want);
+      free (want);
+    }
+}
+
+/* Pause, stats and update of the cgroup test_resources_v1 made. */
+static void
+pause_stats_update (struct cgroup *cg, const char *path,
+                    struct oci_device_rule *rules)
+{
+  struct oci_memory m2 = { .has_limit = true, .limit = 96 << 20,
+                           .has_swap = true, .swap = 192 << 20 };
+  struct oci_pids p2 = { .has_limit = true, .limit = 20 };
+  struct oci_cpu c2 = { .has_quota = true, .quota = 20000 };
+  struct oci_resources r2 = { .devices = rules, .n_devices = 1,
+                              .memory = &m2, .cpu = &c2, .pids = &p2 };
+  struct str_list warnings = { 0 };
+  struct cgroup_stats st;
+  agentrt_error_t err = NULL;
+
+  CHECK (cgroup_frozen (cg, &err) == 0);
+  CHECK (cgroup_freeze (cg, &err) == 0);
+  CHECK (cgroup_frozen (cg, &err) == 1);
+  CHECK_CG ("freezer", path, "freezer.state", "FROZEN");
+  CHECK (cgroup_thaw (cg, &err) == 0);
+  CHECK (cgroup_frozen (cg, &err) == 0);
+
+  CHECK (cgroup_stats (cg, &st, &err) == 0);
+  CHECK (st.has_memory && st.memory.usage.limit == 67108864);
+  CHECK (st.memory.swap.limit == 134217728 && st.memory.n_stat > 10);
+  CHECK (st.has_pids && st.pids.current == 1 && st.pids.limit == 50);
+  CHECK (st.has_cpu && st.cpu.n_percpu >= 1);
+  CHECK (st.has_blkio);
+  cgroup_stats_release (&st);
+
+  /* larger memory (memsw first), pids, quota alone; devices: a warning */
+  CHECK (cgroup_update (cg, &r2, &warnings, &err) == 0);
+  CHECK (warnings.len == 1);
+  str_list_free (&warnings);
+  CHECK_CG ("memory", path, "memory.limit_in_bytes", "100663296");
+  CHECK_CG ("memory", path, "memory.memsw.limit_in_bytes", "201326592");
+  CHECK_CG ("pids", path, "pids.max", "20");
+  CHECK_CG ("cpu", path, "cpu.cfs_quota_us", "20000");
+  CHECK_CG ("cpu", path, "cpu.cfs_period_us", "100000");
+  /* and smaller again (limit first) */
+  m2.limit = 32 << 20, m2.swap = 40 << 20;
+  CHECK (cgroup_update (cg, &r2, NULL, &err) == 0);
+  CHECK_CG ("memory", path, "memory.memsw.limit_in_bytes", "41943040");
+  if (err)
+    fprintf (stderr, "%s\n", err->msg);
+  agentrt_error_release (&err);
+}
+
 static void
 test_resources_v1 (void)
 {
@@ -251,29 +327,7 @@ test_resources_v1 (void)
   CHECK (result.warnings.len == 0);
   CHECK (cgroup_owned (result.cgroup));
   CHECK_STR_EQ (cgroup_path (result.cgroup), path);
-  CHECK_CG ("memory", path, "memory.limit_in_bytes", "67108864");
-  CHECK_CG ("memory", path, "memory.memsw.limit_in_bytes", "134217728");
-  CHECK_CG ("memory", path, "memory.soft_limit_in_bytes", "33554432");
-  CHECK_CG ("memory", path, "memory.swappiness", "10");
-  CHECK_CG ("pids", path, "pids.max", "50");
-  CHECK_CG ("cpu", path, "cpu.shares", "512");
-  CHECK_CG ("cpu", path, "cpu.cfs_quota_us", "50000");
-  CHECK_CG ("cpuset", path, "cpuset.cpus", "0");
-  CHECK_CG ("devices", path, "devices.list", "c 1:3 rwm");
-  CHECK_CG ("devices", path, "devices.list", "c 136:* rwm");
-  CHECK_CG ("devices", path, "devices.list", "b *:* m");
-  {
-    char *list_text = read_text ("devices", path, "devices.list");
-    CHECK (strstr (list_text, "a *:* rwm") == NULL);
-    CHECK (strstr (list_text, "c 1:5") != NULL); /* /dev/zero, a default */
-    free (list_text);
-  }
-  if (res.blkio)
-    {
-      char *want = xasprintf ("%s 1048576", disk);
-      CHECK_CG ("blkio", path, "blkio.throttle.read_bps_device", want);
-      free (want);
-    }
+  check_v1_files (path, res.blkio ? disk : NULL);
   for (size_t i = 0; i < host->n; i++)
     CHECK_CG (host->h[i].dir, path, "cgroup.procs", pidtext);
   CHECK (cgroup_pids (result.cgroup, &list, &n, &err) == 0);
@@ -286,49 +340,7 @@ test_resources_v1 (void)
     CHECK (access (mounts->items[i].host_path, F_OK) == 0);
   cgroup_mounts_free (mounts);
 
-  /* pause / resume */
-  CHECK (cgroup_frozen (result.cgroup, &err) == 0);
-  CHECK (cgroup_freeze (result.cgroup, &err) == 0);
-  CHECK (cgroup_frozen (result.cgroup, &err) == 1);
-  CHECK_CG ("freezer", path, "freezer.state", "FROZEN");
-  CHECK (cgroup_thaw (result.cgroup, &err) == 0);
-  CHECK (cgroup_frozen (result.cgroup, &err) == 0);
-
-  /* stats */
-  {
-    struct cgroup_stats st;
-    CHECK (cgroup_stats (result.cgroup, &st, &err) == 0);
-    CHECK (st.has_memory && st.memory.usage.limit == 67108864);
-    CHECK (st.memory.swap.limit == 134217728 && st.memory.n_stat > 10);
-    CHECK (st.has_pids && st.pids.current == 1 && st.pids.limit == 50);
-    CHECK (st.has_cpu && st.cpu.n_percpu >= 1);
-    CHECK (st.has_blkio);
-    cgroup_stats_release (&st);
-  }
-
-  /* update: larger memory (memsw first), pids, quota alone, devices warn */
-  {
-    struct oci_memory m2 = { .has_limit = true, .limit = 96 << 20,
-                             .has_swap = true, .swap = 192 << 20 };
-    struct oci_pids p2 = { .has_limit = true, .limit = 20 };
-    struct oci_cpu c2 = { .has_quota = true, .quota = 20000 };
-    struct oci_resources r2 = { .devices = rules, .n_devices = 1,
-                                .memory = &m2, .cpu = &c2, .pids = &p2 };
-    struct str_list warnings = { 0 };
-    CHECK (cgroup_update (result.cgroup, &r2, &warnings, &err) == 0);
-    CHECK (warnings.len == 1);
-    str_list_free (&warnings);
-    CHECK_CG ("memory", path, "memory.limit_in_bytes", "100663296");
-    CHECK_CG ("memory", path, "memory.memsw.limit_in_bytes", "201326592");
-    CHECK_CG ("pids", path, "pids.max", "20");
-    CHECK_CG ("cpu", path, "cpu.cfs_quota_us", "20000");
-    CHECK_CG ("cpu", path, "cpu.cfs_period_us", "100000");
-    /* and smaller again (limit first) */
-    m2.limit = 32 << 20, m2.swap = 40 << 20;
-    CHECK (cgroup_update (result.cgroup, &r2, NULL, &err) == 0);
-    CHECK_CG ("memory", path, "memory.memsw.limit_in_bytes", "41943040");
-  }
-
+  pause_stats_update (result.cgroup, path, rules);
   /* SIGTERM through freeze + pidfd + thaw */
   CHECK (cgroup_kill_all (result.cgroup, SIGTERM, &err) == 0);
   {

@@ -283,6 +283,19 @@ fake_layout (bool v2)
   return l;
 }
 
+static const char *
+read_scope_file (const char *rel, char *buf, size_t size)
+{
+  char *f = xasprintf ("%s/%s", tmp, rel);
+  int fd = open (f, O_RDONLY);
+  ssize_t n = fd < 0 ? -1 : read (fd, buf, size - 1);
+
+  buf[n < 0 ? 0 : n] = '\0';
+  close (fd);
+  free (f);
+  return buf;
+}
+
 static void
 test_scope (void)
 {
@@ -335,15 +348,9 @@ test_scope (void)
   CHECK_STR_EQ (result.cgroup ? cgroup_systemd_unit (result.cgroup) : NULL,
                 "libpod-ID.scope");
   /* the files are written too, as runc does */
-  {
-    char *f = xasprintf ("%s/pids/machine.slice/libpod-ID.scope/pids.max", tmp);
-    int fd = open (f, O_RDONLY);
-    ssize_t n = read (fd, pid, sizeof pid - 1);
-    pid[n < 0 ? 0 : n] = '\0';
-    CHECK_STR_EQ (pid, "1");
-    close (fd);
-    free (f);
-  }
+  CHECK_STR_EQ (read_scope_file ("pids/machine.slice/libpod-ID.scope/pids.max",
+                                 pid, sizeof pid),
+                "1");
 
   /* update goes through SetUnitProperties, then the files */
   mem.limit = 1 << 20;
