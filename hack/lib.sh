@@ -8,8 +8,9 @@ AGENTRT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${AGENTRT_BUILD_DIR:=$AGENTRT_TOP/_build}"
 : "${BUSYBOX:=/bin/busybox}"
 
-# Bump when the layout mkrootfs produces changes: stale caches are rebuilt.
-AGENTRT_ROOTFS_LAYOUT=1
+# Bump when the layout mkrootfs or the cache produce changes: stale caches
+# are rebuilt.
+AGENTRT_ROOTFS_LAYOUT=2
 
 # The runtime the scripts use unless RUNTIME says otherwise.
 agentrt_default_runtime ()
@@ -64,8 +65,10 @@ _rootfs_cache_key ()
 }
 
 # rootfs_cache: prints the path of an up-to-date cached rootfs, building it
-# when needed.  Safe when several runs race: each builds in a private
-# directory and renames it into place.
+# when needed.  The cache holds the rootfs twice: CACHE/rootfs complete, and
+# split for copy_rootfs into CACHE/links (directories and symlinks) and
+# CACHE/files (the regular files).  Safe when several runs race: each
+# builds in a private directory and renames it into place.
 rootfs_cache ()
 {
   local cache=${AGENTRT_ROOTFS_CACHE:-${TMPDIR:-/tmp}/agentrt-rootfs-cache-$(id -u)}
@@ -76,7 +79,7 @@ rootfs_cache ()
     return 0
   fi
   tmp=$(mktemp -d "$cache.new.XXXXXX") || return 1
-  if ! mkrootfs "$tmp/rootfs"; then
+  if ! mkrootfs "$tmp/rootfs" || ! _split_rootfs "$tmp"; then
     rm -rf "$tmp"
     return 1
   fi
@@ -88,6 +91,17 @@ rootfs_cache ()
   fi
   mv -T "$tmp" "$cache" 2>/dev/null || rm -rf "$tmp"
   printf '%s\n' "$cache/rootfs"
+}
+
+# _split_rootfs CACHE: CACHE/links and CACHE/files from CACHE/rootfs.
+_split_rootfs ()
+{
+  local c=$1
+  (cd "$c/rootfs" && find . -type d -print0 | (cd "$c" && mkdir -p links files && \
+    cd links && xargs -0 mkdir -p)) || return 1
+  (cd "$c/rootfs" && find . -type d -exec sh -c 'chmod --reference="$1" "$2/$1"' _ {} "$c/links" \;) || return 1
+  (cd "$c/rootfs" && find . ! -type d ! -type f -exec cp -a --parents {} "$c/links" \;) || return 1
+  (cd "$c/rootfs" && find . -type f -exec cp -a --parents {} "$c/files" \;)
 }
 
 # base_config RUNTIME: prints a config.json: `RUNTIME spec` when that works
@@ -109,22 +123,21 @@ base_config ()
   return $rc
 }
 
-# copy_rootfs FROM TO: a private copy of a rootfs.  Creating symlinks is
-# slow on some disks (~1 ms each), so the tree is hard-linked and then every
-# regular file is replaced by a real copy: symlinks cannot be changed in
-# place, so sharing their inodes is safe, while a container with a writable
-# root must never write through to the cache.
+# copy_rootfs CACHED-ROOTFS TO: a private copy of a rootfs from the cache.
+# Creating symlinks is slow on some disks (~1 ms each), so directories and
+# symlinks are hard-linked from CACHE/links (a symlink cannot be changed in
+# place, so sharing its inode is safe) and the regular files are copied
+# from CACHE/files: a container with a writable root must never write
+# through to the cache.  Any other directory is copied plainly.
 copy_rootfs ()
 {
-  local from=$1 to=$2 f
-  if ! cp -al "$from" "$to" 2>/dev/null; then
-    rm -rf "$to"
-    cp -a "$from" "$to"
+  local from=$1 to=$2 cache=${1%/rootfs}
+  if [[ -d $cache/links && -d $cache/files ]] && cp -al "$cache/links" "$to" 2>/dev/null; then
+    cp -a "$cache/files/." "$to/"
     return
   fi
-  while IFS= read -r -d '' f; do
-    cp -p "$f" "$f.copy" && mv -f "$f.copy" "$f" || return 1
-  done < <(find "$to" -type f -print0)
+  rm -rf "$to"
+  cp -a "$from" "$to"
 }
 
 # mkbundle DIR [RUNTIME]: an OCI bundle in DIR (created if needed): DIR/rootfs

@@ -71,7 +71,7 @@ _base_config ()
 # teardown finds stray processes by it.
 setup_bundle ()
 {
-  CT_ID="t${BATS_TEST_NUMBER}x$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
+  printf -v CT_ID 't%sx%x%04x' "$BATS_TEST_NUMBER" "$$" "$RANDOM"
   BUNDLE=$BATS_TEST_TMPDIR/bundle
   ROOTFS=$BUNDLE/rootfs
   ROOT=$BATS_TEST_TMPDIR/state
@@ -318,10 +318,12 @@ cgroups_named ()
 
 _my_ancestors ()
 {
-  local p=$BASHPID
+  local p=$BASHPID stat
   while [[ $p -gt 1 ]]; do
     echo "$p"
-    p=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null) || break
+    stat=$(<"/proc/$p/stat") 2>/dev/null || break
+    stat=${stat##*) }
+    read -r _ p _ <<<"$stat"
   done
 }
 
@@ -366,10 +368,12 @@ teardown_bundle ()
     leaks+=("process $(_describe_pid "$p")")
     kill -KILL "$p" 2>/dev/null
   done
-  for ((i = 0; i < 20; i++)); do
-    [[ -z $(procs_of_test) ]] && break
-    sleep 0.1
-  done
+  if ((${#leaks[@]} > 0)); then
+    for ((i = 0; i < 20; i++)); do
+      [[ -z $(procs_of_test) ]] && break
+      sleep 0.1
+    done
+  fi
   while read -r m; do
     [[ -n $m ]] || continue
     leaks+=("mount $m")

@@ -68,11 +68,9 @@ setup ()
   rt --debug --log "$LOGF" --log-format json run --bundle "$BUNDLE" "$CT_ID"
   check_status 0
   if [[ -s $LOGF ]]; then
-    while IFS= read -r line; do
-      jq -e 'type == "object" and (.level | type == "string") and (.msg | type == "string") and (.time | type == "string")' \
-        <<<"$line" >/dev/null || fail "bad line: $line"
-      [[ $(jq -r .level <<<"$line") =~ ^(debug|info|warning|error)$ ]] || fail "level: $line"
-    done <"$LOGF"
+    jq -e -s 'all(.[]; type == "object" and (.msg | type == "string") and (.time | type == "string")
+        and (.level | IN("debug", "info", "warning", "error")))' "$LOGF" >/dev/null \
+      || fail "bad lines in: $(cat "$LOGF")"
   fi
 }
 
