@@ -294,8 +294,12 @@ test_resources_v1 (void)
                                        .has_major = true, .major = 1,
                                        .has_minor = true, .minor = 3,
                                        .access = (char *) "rwm" } };
+  /* hybrid: hugetlb is on the cgroup2 mount */
+  struct oci_hugepage_limit huge[] = { { (char *) "2MB", 4 << 20 } };
   struct oci_resources res = { .devices = rules, .n_devices = 1, .memory = &mem,
-                               .cpu = &cpu, .pids = &pids };
+                               .cpu = &cpu, .pids = &pids,
+                               .hugepage_limits = huge,
+                               .n_hugepage_limits = host->route[CG_HUGETLB] >= 0 };
   struct cgroup_request req = { .id = "c1", .cgroups_path = path,
                                 .resources = &res };
   struct cgroup_result result;
@@ -328,6 +332,9 @@ test_resources_v1 (void)
   CHECK (cgroup_owned (result.cgroup));
   CHECK_STR_EQ (cgroup_path (result.cgroup), path);
   check_v1_files (path, res.blkio ? disk : NULL);
+  if (res.n_hugepage_limits)
+    CHECK_CG (host->h[host->route[CG_HUGETLB]].dir, path, "hugetlb.2MB.max",
+              "4194304");
   for (size_t i = 0; i < host->n; i++)
     CHECK_CG (host->h[i].dir, path, "cgroup.procs", pidtext);
   CHECK (cgroup_pids (result.cgroup, &list, &n, &err) == 0);
