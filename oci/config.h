@@ -527,6 +527,8 @@ const char *kv_list_get (const struct kv_list *list, const char *key);
 void kv_list_set (struct kv_list *list, const char *key, const char *value);
 void str_list_append (struct str_list *list, const char *value);
 bool str_list_contains (const struct str_list *list, const char *value);
+/* The items joined with sep (malloc'd; "" for an empty list). */
+char *str_list_join (const struct str_list *list, const char *sep);
 const struct oci_namespace *oci_config_namespace (const struct oci_config *config,
                                                   enum oci_namespace_type type);
 

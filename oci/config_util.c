@@ -192,3 +192,28 @@ oci_config_namespace (const struct oci_config *config,
       return &config->linux_cfg->namespaces[i];
   return NULL;
 }
+
+char *
+str_list_join (const struct str_list *list, const char *sep)
+{
+  size_t len = 1, i, seplen = strlen (sep);
+  char *out, *p;
+
+  for (i = 0; i < list->len; i++)
+    len += strlen (list->items[i]) + seplen;
+  out = p = xmalloc (len);
+  *p = '\0';
+  for (i = 0; i < list->len; i++)
+    {
+      size_t n = strlen (list->items[i]);
+      if (i > 0)
+        {
+          memcpy (p, sep, seplen);
+          p += seplen;
+        }
+      memcpy (p, list->items[i], n);
+      p += n;
+      *p = '\0';
+    }
+  return out;
+}

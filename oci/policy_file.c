@@ -407,12 +407,37 @@ parse_sidecar_audit (const struct json_ctx *c, const struct json_node *root,
   return 0;
 }
 
+/* "hardening": "enforce" (the default) or "off": the admin's explicit,
+ * audited choice to run bundles as they are, like runc would. */
+static int
+parse_hardening (const struct json_ctx *c, const struct json_node *root,
+                 struct agent_policy *pol)
+{
+  char *mode = NULL;
+  if (json_member_string (c, root, NULL, "hardening", JSON_OPTIONAL, &mode) < 0)
+    return -1;
+  if (mode == NULL)
+    return 0;
+  if (strcmp (mode, "enforce") == 0)
+    pol->enforce = true;
+  else if (strcmp (mode, "off") == 0)
+    pol->enforce = false;
+  else
+    {
+      free (mode);
+      return json_fail (c, JSON_PATH_KEY (NULL, "hardening"),
+                        "must be \"enforce\" or \"off\"");
+    }
+  free (mode);
+  return 0;
+}
+
 static int
 parse_root (const struct json_ctx *c, const struct json_node *root,
             struct agent_policy *pol)
 {
   static const char *const known[]
-      = { "version", "rootfs", "tmpfs", "env", "credentials", "sockets",
+      = { "version", "hardening", "rootfs", "tmpfs", "env", "credentials", "sockets",
           "capabilities", "limits", "egress", "seccomp", "sidecar", "audit",
           NULL };
   uint32_t version = 1;
@@ -425,6 +450,8 @@ parse_root (const struct json_ctx *c, const struct json_node *root,
   if (version != 1)
     return json_fail (c, JSON_PATH_KEY (NULL, "version"),
                       "unsupported version (this agentrt reads 1)");
+  if (parse_hardening (c, root, pol) < 0)
+    return -1;
   if (parse_rootfs (c, root, pol) < 0 || parse_tmpfs (c, root, pol) < 0
       || parse_lists (c, root, pol) < 0 || parse_limits (c, root, pol) < 0
       || parse_egress (c, root, pol) < 0 || parse_seccomp (c, root, pol) < 0)

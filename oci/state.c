@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/xalloc.h"
 #include "config_parse.h"
@@ -76,6 +77,12 @@ container_state_to_json (const struct container_state *s, agentrt_error_t *err)
   json_kv_int (w, "sidecarPid", s->sidecar_pid);
   json_kv_uint (w, "sidecarStart", s->sidecar_start);
   json_kv_bool (w, "createdNewNetns", s->created_new_netns);
+  json_kv_bool (w, "hardened", s->hardened);
+  write_optional_string (w, "egress", s->egress);
+  write_optional_string (w, "egressAllow", s->egress_allow);
+  write_optional_string (w, "envKeep", s->env_keep);
+  write_optional_string (w, "auditDir", s->audit_dir);
+  json_kv_uint (w, "lifetime", s->lifetime);
   write_annotations (w, &s->annotations);
   json_end_object (w);
   return json_writer_finish (w, NULL);
@@ -131,6 +138,18 @@ parse_state (const struct json_ctx *c, const struct json_node *obj,
                           &s->sidecar_start, NULL) < 0
       || json_member_bool (c, obj, NULL, "createdNewNetns", JSON_OPTIONAL,
                            &s->created_new_netns, NULL) < 0
+      || json_member_bool (c, obj, NULL, "hardened", JSON_OPTIONAL,
+                           &s->hardened, NULL) < 0
+      || json_member_string (c, obj, NULL, "egress", JSON_OPTIONAL,
+                             &s->egress) < 0
+      || json_member_string (c, obj, NULL, "egressAllow", JSON_OPTIONAL,
+                             &s->egress_allow) < 0
+      || json_member_string (c, obj, NULL, "envKeep", JSON_OPTIONAL,
+                             &s->env_keep) < 0
+      || json_member_string (c, obj, NULL, "auditDir", JSON_OPTIONAL,
+                             &s->audit_dir) < 0
+      || json_member_int (c, obj, NULL, "lifetime", JSON_OPTIONAL, JSON_U64,
+                          &s->lifetime, NULL) < 0
       || member_kv_list (c, obj, NULL, "annotations", &s->annotations) < 0)
     return -1;
   if (s->id[0] == '\0')
@@ -163,6 +182,13 @@ container_state_free (struct container_state *s)
 {
   if (s == NULL)
     return;
+  container_state_clear (s);
+  free (s);
+}
+
+void
+container_state_clear (struct container_state *s)
+{
   free (s->id);
   free (s->bundle);
   free (s->rootfs);
@@ -170,8 +196,12 @@ container_state_free (struct container_state *s)
   free (s->owner);
   free (s->cgroup_path);
   free (s->systemd_unit);
+  free (s->egress);
+  free (s->egress_allow);
+  free (s->env_keep);
+  free (s->audit_dir);
   kv_list_free (&s->annotations);
-  free (s);
+  memset (s, 0, sizeof *s);
 }
 
 /* One runtime-spec state document, field order as runc's containerState. */

@@ -27,6 +27,14 @@ struct container_state
   pid_t sidecar_pid;     /* egress proxy; 0 when the container has none */
   uint64_t sidecar_start;
   bool created_new_netns; /* the bundle had its own network namespace */
+  /* What the hardening decided, for later commands (exec, the monitor,
+   * audit): all NULL/0/false when the policy turned hardening off. */
+  bool hardened;
+  char *egress;          /* "proxy" or "none" */
+  char *egress_allow;    /* normalised allowlist */
+  char *env_keep;        /* comma list of names let through scrubbing */
+  char *audit_dir;
+  uint64_t lifetime;     /* seconds */
   struct kv_list annotations;
 };
 
@@ -49,6 +57,8 @@ char *container_state_to_json (const struct container_state *state,
 struct container_state *container_state_parse (const char *json, size_t len,
                                                agentrt_error_t *err);
 void container_state_free (struct container_state *state);
+/* Frees what the struct owns and zeroes it (for one on the stack). */
+void container_state_clear (struct container_state *state);
 
 /* The runtime-spec state document, in runc's shape and order:
  * ociVersion, id, pid, status, bundle, rootfs, created[, annotations], owner.

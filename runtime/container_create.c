@@ -20,9 +20,11 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "runtime/audit.h"
 #include "runtime/cgroup.h"
 #include "runtime/container.h"
 #include "runtime/create_plan.h"
+#include "runtime/hardening.h"
 #include "runtime/hooks.h"
 #include "runtime/log.h"
 #include "runtime/proc_util.h"
@@ -145,6 +147,8 @@ struct create_ctx
   const struct global_options *g;
   const struct create_request *req;
   struct oci_config *config;
+  struct hardening hardening;
+  int audit_fd;
   struct create_plan plan;
   struct container_state state;
   struct rollback rb;
@@ -411,6 +415,45 @@ check_request (const struct create_request *req, const struct oci_config *c,
   return 0;
 }
 
+/* What the hardening decided beyond the OCI config, for the init. */
+static void
+apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
+{
+  const struct harden_directives *d = &ctx->hardening.result.directives;
+  struct container_state *st = &ctx->state;
+
+  if (!ctx->hardening.enforced)
+    return;
+  po->extra_seccomp = ctx->hardening.agent_seccomp;
+  if (d->rootfs == HARDEN_ROOTFS_EPHEMERAL)
+    po->ephemeral_size = d->ephemeral_size;
+  po->agent_netns = d->netns == HARDEN_NETNS_BUNDLE ? AGENT_NETNS_INNER
+                                                    : AGENT_NETNS_LO_UP;
+  st->hardened = true;
+  st->created_new_netns = d->netns == HARDEN_NETNS_BUNDLE;
+  st->egress = xstrdup (harden_egress_name (d->egress));
+  st->egress_allow = xstrdup (d->egress_allow ? d->egress_allow : "");
+  st->env_keep = str_list_join (&d->env_keep, ",");
+  st->audit_dir = xstrdup (d->audit_dir);
+  st->lifetime = d->lifetime;
+}
+
+/* The audit trail starts with what the hardening did (or that the policy
+ * turned it off); a trail that cannot be written stops the create. */
+static int
+open_audit (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  const char *dir = ctx->hardening.enforced
+                        ? ctx->hardening.result.directives.audit_dir
+                        : ctx->hardening.policy.audit_dir;
+  ctx->audit_fd = audit_open (dir, ctx->req->id, err);
+  if (ctx->audit_fd < 0)
+    return -1;
+  return audit_create (ctx->audit_fd, ctx->req->id,
+                       ctx->hardening.enforced ? &ctx->hardening.result : NULL,
+                       err);
+}
+
 /* Socket activation, like runc: fds passed to us under LISTEN_FDS are
  * passed on after the --preserve-fds ones, and the container is told. */
 static int
@@ -442,11 +485,14 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   };
 
   cgroup_request_init (ctx);
+  apply_directives (ctx, &po);
   if (create_plan_build (ctx->config, &po, &ctx->plan, err) < 0)
     return -1;
   if (state_dir_create (ctx->g->root, ctx->req->id, &ctx->rb.dir, err) < 0)
     return -1;
   ctx->rb.have_dir = true;
+  if (open_audit (ctx, err) < 0)
+    return -1;
   if (prepare_state (ctx, bundle, err) < 0 || make_exec_fifo (ctx, err) < 0
       || spawn (ctx, err) < 0 || enter_cgroup (ctx, err) < 0
       || finish_setup (ctx, err) < 0)
@@ -470,7 +516,7 @@ container_create (const struct global_options *g,
   memset (&ctx, 0, sizeof ctx);
   ctx.g = g;
   ctx.req = req;
-  ctx.sock = ctx.pty_master = -1;
+  ctx.sock = ctx.pty_master = ctx.audit_fd = -1;
   ctx.hook_state[0] = ctx.hook_state[1] = -1;
   if (bundle == NULL)
     return agentrt_error (err, errno, "--bundle `%s`",
@@ -479,6 +525,12 @@ container_create (const struct global_options *g,
   ctx.config = oci_config_parse_file (config_path, err);
   if (ctx.config == NULL)
     return -1;
+  if (hardening_apply (g, ctx.config, bundle, true, &ctx.hardening, err) < 0)
+    {
+      hardening_release (&ctx.hardening);
+      oci_config_free (ctx.config);
+      return -1;
+    }
   /* The container's processes must not be able to reach this one's memory
    * or /proc/PID/exe while it sets them up (CVE-2019-5736). */
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
@@ -504,15 +556,11 @@ container_create (const struct global_options *g,
     close (ctx.hook_state[0]);
   if (ctx.hook_state[1] >= 0)
     close (ctx.hook_state[1]);
+  if (ctx.audit_fd >= 0)
+    close (ctx.audit_fd);
   create_plan_free (&ctx.plan);
+  hardening_release (&ctx.hardening);
   oci_config_free (ctx.config);
-  free (ctx.state.id);
-  free (ctx.state.bundle);
-  free (ctx.state.rootfs);
-  free (ctx.state.created);
-  free (ctx.state.owner);
-  free (ctx.state.cgroup_path);
-  free (ctx.state.systemd_unit);
-  kv_list_free (&ctx.state.annotations);
+  container_state_clear (&ctx.state);
   return r;
 }

@@ -246,6 +246,7 @@ plan_rootfs (const struct oci_config *config,
   r->cgroup_ns = has_new_ns (config, OCI_NS_CGROUP);
   r->no_pivot = opts->no_pivot;
   r->readonly = config->root.readonly;
+  r->ephemeral_size = opts->ephemeral_size;
   r->masked_paths = (const char *const *) l->masked_paths.items;
   r->n_masked_paths = l->masked_paths.len;
   r->readonly_paths = (const char *const *) l->readonly_paths.items;
@@ -351,6 +352,8 @@ create_plan_build (const struct oci_config *config,
       return -1;
     }
   plan->init.cgroup_ns = has_new_ns (config, OCI_NS_CGROUP);
+  plan->init.agent_netns = opts->agent_netns;
+  plan->init.egress_listeners = opts->egress_listeners;
   plan->init.hostname = config->hostname;
   plan->init.domainname = config->domainname;
   hook_set_build (&config->hooks.prestart, "prestart", opts->bundle,

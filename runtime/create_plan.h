@@ -24,6 +24,10 @@ struct create_plan_options
   /* seccomp programs installed before the bundle's own (agentrt's). */
   const struct seccomp_program *extra_seccomp;
   const char *keyring_name;
+  /* From the hardening directives (all zero when it is off). */
+  unsigned long long ephemeral_size;
+  enum agent_netns agent_netns;
+  bool egress_listeners;
 };
 
 struct create_plan

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "runtime/init.h"
+#include "runtime/netns.h"
 #include "runtime/path_resolve.h"
 #include "runtime/sync.h"
 
@@ -71,6 +72,55 @@ await_runtime_hooks (const struct init_plan *plan, struct child_error *cerr)
   return sync_expect (plan->stage.sync_sock, SYNC_HOOKS_DONE, &msg, NULL, NULL, cerr);
 }
 
+/* Once the engine's hooks configured the bundle's network namespace: the
+ * agent gets one with only lo, and the egress proxy's listeners are bound
+ * in it and handed to the runtime with the outside namespace. */
+static int
+setup_agent_netns (const struct init_plan *plan, int procfd,
+                   struct child_error *cerr)
+{
+  struct sync_msg msg;
+  int fds[3] = { -1, -1, -1 }, n = 0, r = -1;
+
+  if (plan->agent_netns == AGENT_NETNS_AS_IS)
+    return 0;
+  if (plan->agent_netns == AGENT_NETNS_INNER)
+    {
+      if (plan->egress_listeners)
+        {
+          fds[2] = openat (procfd, "thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+          if (fds[2] < 0)
+            return child_error (cerr, errno, "open the bundle's network "
+                                "namespace");
+        }
+      if (unshare (CLONE_NEWNET) < 0)
+        {
+          child_error (cerr, errno, "create the agent's network namespace");
+          goto out;
+        }
+    }
+  if (netns_loopback_up (cerr) < 0)
+    goto out;
+  if (!plan->egress_listeners)
+    return 0;
+  fds[0] = netns_listen_loopback (EGRESS_HTTP_PORT, cerr);
+  fds[1] = fds[0] < 0 ? -1 : netns_listen_loopback (EGRESS_SOCKS_PORT, cerr);
+  if (fds[1] < 0)
+    goto out;
+  n = fds[2] >= 0 ? 3 : 2;
+  memset (&msg, 0, sizeof msg);
+  msg.type = SYNC_NETNS;
+  if (sync_send (plan->stage.sync_sock, &msg, fds, n) < 0)
+    child_error (cerr, errno, "sync: hand over the egress listeners");
+  else
+    r = 0;
+out:
+  for (n = 0; n < 3; n++)
+    if (fds[n] >= 0)
+      close (fds[n]);
+  return r;
+}
+
 static int
 setup_filesystem (const struct init_plan *plan, int *procfd,
                   struct child_error *cerr)
@@ -89,6 +139,8 @@ setup_filesystem (const struct init_plan *plan, int *procfd,
     goto fail;
   if (hook_set_run (&plan->create_container, plan->create_container_state,
                     cerr) < 0)
+    goto fail;
+  if (setup_agent_netns (plan, *procfd, cerr) < 0)
     goto fail;
   if (rootfs_pivot (&plan->rootfs, rootfd, cerr) < 0)
     goto fail;

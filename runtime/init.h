@@ -21,11 +21,21 @@ struct sysctl_entry
   const char *key;   /* as in config.json, for messages */
 };
 
+/* What the init does to the network namespace the agent ends up in. */
+enum agent_netns
+{
+  AGENT_NETNS_AS_IS,  /* hardening off: as the bundle says */
+  AGENT_NETNS_LO_UP,  /* the container's own new namespace: bring lo up */
+  AGENT_NETNS_INNER,  /* after the hooks, a fresh namespace with only lo:
+                         the bundle's one stays the egress proxy's outside */
+};
+
 struct init_plan
 {
   int exec_fifo_fd;           /* O_PATH fd to the state dir's exec.fifo */
   bool cgroup_ns;             /* unshare(CLONE_NEWCGROUP) once placed */
-  bool detach_netns_for_egress;
+  enum agent_netns agent_netns;
+  bool egress_listeners;      /* bind the proxy's ports and hand them over */
   const char *hostname;
   const char *domainname;
   struct rootfs_spec rootfs;

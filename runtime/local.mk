@@ -3,6 +3,7 @@
 # fragments.
 noinst_LIBRARIES += libruntime.a
 libruntime_a_SOURCES = \
+	runtime/audit.c runtime/audit.h \
 	runtime/caps.c runtime/caps.h \
 	runtime/child_error.c runtime/child_error.h \
 	runtime/cli.c runtime/cli.h \
@@ -16,11 +17,13 @@ libruntime_a_SOURCES = \
 	runtime/copyup.c runtime/copyup.h \
 	runtime/create_plan.c runtime/create_plan.h \
 	runtime/devices.c runtime/devices.h \
+	runtime/hardening.c runtime/hardening.h \
 	runtime/hooks.c runtime/hooks.h \
 	runtime/init.c runtime/init.h \
 	runtime/log.c runtime/log.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \
+	runtime/netns.c runtime/netns.h \
 	runtime/path_resolve.c runtime/path_resolve.h \
 	runtime/proc_util.c runtime/proc_util.h \
 	runtime/process_setup.c runtime/process_setup.h \

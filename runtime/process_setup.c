@@ -167,9 +167,8 @@ env_has (char **envp, size_t n, const char *name)
   return false;
 }
 
-/* HOME from the image's /etc/passwd, like runc; "/" when the uid has none. */
-static char *
-home_from_passwd (int rootfd, uid_t uid)
+char *
+process_default_home (int rootfd, uid_t uid)
 {
   cleanup_file FILE *f = NULL;
   cleanup_free char *line = NULL;
@@ -221,7 +220,7 @@ build_env (const struct oci_process *process, int rootfd, char *const *extra,
     env_set (&envp, &n, extra[i]);
   if (!env_has (envp, n, "HOME"))
     {
-      cleanup_free char *home = home_from_passwd (rootfd, process->user.uid);
+      cleanup_free char *home = process_default_home (rootfd, process->user.uid);
       cleanup_free char *entry = xasprintf ("HOME=%s", home);
       env_set (&envp, &n, entry);
     }

@@ -74,6 +74,10 @@ int process_spec_build (const struct oci_process *process, int rootfd,
                         agentrt_error_t *err);
 void process_spec_free (struct process_spec *spec);
 
+/* HOME from the image's /etc/passwd (rootfd: the rootfs), like runc; "/"
+ * when the uid has none. */
+char *process_default_home (int rootfd, uid_t uid);
+
 /* Child side, in order; each returns -1 with cerr set. */
 int process_apply_labels (const struct process_spec *spec, int procfd,
                           struct child_error *cerr);

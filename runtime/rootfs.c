@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -373,6 +374,57 @@ mount_cgroups (int rootfd, const struct rootfs_spec *spec,
   return r;
 }
 
+/* The upper layer: a size-limited tmpfs with upper/ and work/.  It stays
+ * detached; overlayfs reaches it through /proc/self/fd. */
+static int
+make_ephemeral_upper (unsigned long long size, struct child_error *cerr)
+{
+  char bytes[32];
+  struct fs_param params[2] = { { .key = "size", .value = bytes },
+                                { .key = "mode", .value = "755" } };
+  struct mount_step s = { .kind = MOUNT_KIND_FS, .fstype = "tmpfs",
+                          .source = "tmpfs", .destination = "ephemeral root",
+                          .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                          .params = params, .n_params = 2 };
+  int mfd;
+
+  snprintf (bytes, sizeof bytes, "%llu", size);
+  mfd = make_fs_mount (&s, cerr);
+  if (mfd < 0)
+    return -1;
+  if (mkdirat (mfd, "upper", 0755) < 0 || mkdirat (mfd, "work", 0755) < 0)
+    {
+      close (mfd);
+      return child_error (cerr, errno, "ephemeral root: prepare the tmpfs");
+    }
+  return mfd;
+}
+
+/* overlay(lower = the rootfs, upper = a tmpfs): writes land in memory. */
+static int
+make_ephemeral_root (const struct rootfs_spec *spec, int lowerfd,
+                     struct child_error *cerr)
+{
+  char lower[64], upper[64], work[64];
+  struct fs_param params[3] = { { .key = "lowerdir", .value = lower },
+                                { .key = "upperdir", .value = upper },
+                                { .key = "workdir", .value = work } };
+  struct mount_step s = { .kind = MOUNT_KIND_FS, .fstype = "overlay",
+                          .source = "overlay", .destination = "/",
+                          .params = params, .n_params = 3 };
+  int upperfd, mfd;
+
+  upperfd = make_ephemeral_upper (spec->ephemeral_size, cerr);
+  if (upperfd < 0)
+    return -1;
+  snprintf (lower, sizeof lower, "/proc/self/fd/%d", lowerfd);
+  snprintf (upper, sizeof upper, "/proc/self/fd/%d/upper", upperfd);
+  snprintf (work, sizeof work, "/proc/self/fd/%d/work", upperfd);
+  mfd = make_fs_mount (&s, cerr);
+  close (upperfd);
+  return mfd;
+}
+
 int
 rootfs_prepare (const struct rootfs_spec *spec, int *rootfd,
                 struct child_error *cerr)
@@ -385,14 +437,17 @@ rootfs_prepare (const struct rootfs_spec *spec, int *rootfd,
   if (mount (NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
     return child_error (cerr, errno, "set propagation of `/`");
 
-  mfd = make_bind_mount (spec->rootfs, true, spec->rootfs, cerr);
-  if (mfd < 0)
-    return -1;
   fd = open (spec->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
+    return child_error (cerr, errno, "open rootfs `%s`", spec->rootfs);
+  if (spec->ephemeral_size)
+    mfd = make_ephemeral_root (spec, fd, cerr);
+  else
+    mfd = make_bind_mount (spec->rootfs, true, spec->rootfs, cerr);
+  if (mfd < 0)
     {
-      close (mfd);
-      return child_error (cerr, errno, "open rootfs `%s`", spec->rootfs);
+      close (fd);
+      return -1;
     }
   if (attach (mfd, fd, spec->rootfs, cerr) < 0)
     {

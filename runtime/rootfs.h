@@ -20,6 +20,10 @@ struct rootfs_spec
   unsigned long root_propagation; /* MS_* | MS_REC, 0: default (rslave) */
   bool no_pivot;
   bool readonly;
+  /* > 0: an ephemeral root, an overlay of the rootfs under a tmpfs of this
+   * many bytes that disappears with the container (the image is never
+   * written). */
+  unsigned long long ephemeral_size;
   const char *const *masked_paths;
   size_t n_masked_paths;
   const char *const *readonly_paths;

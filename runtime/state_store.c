@@ -19,7 +19,8 @@ bool
 state_id_valid (const char *id)
 {
   size_t len = strlen (id), i;
-  if (len == 0 || len > 1024 || strcmp (id, ".") == 0 || strcmp (id, "..") == 0)
+  /* a leading dot is reserved for agentrt's own entries under --root */
+  if (len == 0 || len > 1024 || id[0] == '.')
     return false;
   for (i = 0; i < len; i++)
     {

@@ -23,7 +23,8 @@ struct state_dir
   char *id;
 };
 
-/* Container ids: 1..1024 characters of [A-Za-z0-9_+.-], not "." or "..". */
+/* Container ids: 1..1024 characters of [A-Za-z0-9_+.-], not starting with
+ * a dot (names such as .seccomp-cache under --root are agentrt's). */
 bool state_id_valid (const char *id);
 
 /* Creates root/<id> atomically (appears already locked); error if it exists. */

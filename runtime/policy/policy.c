@@ -75,6 +75,7 @@ void
 policy_init_defaults (struct agent_policy *policy)
 {
   memset (policy, 0, sizeof (*policy));
+  policy->enforce = true;
   policy->allow_ephemeral_rootfs = true;
   policy->allow_writable_rootfs = false;
   policy->ephemeral_size = POLICY_GIB;

@@ -26,6 +26,10 @@
 
 struct agent_policy
 {
+  /* false only when the policy file says "hardening": "off": bundles then
+   * run as they are (no hardening, no sidecar), which the audit records. */
+  bool enforce;
+
   /* Root filesystem: read-only always; what run.agentrt.rootfs may ask. */
   bool allow_ephemeral_rootfs; /* default true */
   bool allow_writable_rootfs;  /* default false */

@@ -1,0 +1,35 @@
+/* Where the runtime meets the pure hardening step: load the admin policy,
+ * give the hardening what only I/O can tell (HOME from the image, the host
+ * view), run it, and compile the agent seccomp profile (cached). */
+#ifndef AGENTRT_HARDENING_H
+#define AGENTRT_HARDENING_H
+
+#include <stdbool.h>
+
+#include "common/error.h"
+#include "oci/config.h"
+#include "runtime/cli.h"
+#include "runtime/policy/harden.h"
+#include "runtime/policy/policy.h"
+#include "runtime/seccomp.h"
+
+struct hardening
+{
+  struct agent_policy policy;
+  bool enforced;                 /* false: the policy turned it off */
+  struct harden_result result;   /* valid when enforced */
+  struct seccomp_program *agent_seccomp;
+};
+
+/* Hardens config in place (bundle: absolute).  With compile_seccomp the
+ * agent profile is compiled too (not needed by `policy explain`). */
+int hardening_apply (const struct global_options *g, struct oci_config *config,
+                     const char *bundle, bool compile_seccomp,
+                     struct hardening *h, agentrt_error_t *err);
+void hardening_release (struct hardening *h);
+
+/* Loads the policy alone (exec, audit). */
+int hardening_load_policy (const struct global_options *g,
+                           struct agent_policy *policy, agentrt_error_t *err);
+
+#endif
