@@ -27,6 +27,8 @@
 #include "runtime/hardening.h"
 #include "runtime/hooks.h"
 #include "runtime/log.h"
+#include "runtime/monitor.h"
+#include "runtime/path_resolve.h"
 #include "runtime/proc_util.h"
 #include "runtime/seccomp_notify.h"
 #include "runtime/spawn.h"
@@ -41,12 +43,20 @@ struct rollback
   bool have_dir;
   pid_t pid;
   struct cgroup *cgroup;
+  struct monitor_pids monitor;
 };
 
 static void
 rollback_run (struct rollback *rb)
 {
   cleanup_error agentrt_error_t ignored = NULL;
+  if (rb->monitor.sidecar > 0)
+    kill (rb->monitor.sidecar, SIGKILL);
+  if (rb->monitor.monitor > 0)
+    {
+      kill (rb->monitor.monitor, SIGKILL);
+      waitpid (rb->monitor.monitor, NULL, 0);
+    }
   if (rb->pid > 0)
     {
       kill (rb->pid, SIGKILL);
@@ -155,6 +165,7 @@ struct create_ctx
   struct cgroup_request cgroup;
   int sock;          /* the runtime's end of the sync socket */
   int hook_state[2]; /* "creating" and "created" state memfds */
+  int egress_fds[3]; /* http and socks listeners, outside netns (or -1) */
   int pty_master;
 };
 
@@ -287,6 +298,11 @@ serve_init (struct create_ctx *ctx, agentrt_error_t *err)
         case SYNC_PTY_MASTER:
           r = nfds == 1 ? hand_over_pty (ctx, fds[0], err)
                         : agentrt_error (err, EPROTO, "sync: no pty received");
+          break;
+        case SYNC_NETNS:
+          memcpy (ctx->egress_fds, fds, sizeof ctx->egress_fds);
+          r = nfds >= 2 ? 0 : agentrt_error (err, EPROTO, "sync: no egress "
+                                             "listeners received");
           break;
         case SYNC_SECCOMP_FD:
           r = nfds == 1 ? hand_over_seccomp (ctx, fds[0], err)
@@ -429,6 +445,7 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
     po->ephemeral_size = d->ephemeral_size;
   po->agent_netns = d->netns == HARDEN_NETNS_BUNDLE ? AGENT_NETNS_INNER
                                                     : AGENT_NETNS_LO_UP;
+  po->egress_listeners = d->egress == HARDEN_EGRESS_PROXY;
   st->hardened = true;
   st->created_new_netns = d->netns == HARDEN_NETNS_BUNDLE;
   st->egress = xstrdup (harden_egress_name (d->egress));
@@ -452,6 +469,66 @@ open_audit (struct create_ctx *ctx, agentrt_error_t *err)
   return audit_create (ctx->audit_fd, ctx->req->id,
                        ctx->hardening.enforced ? &ctx->hardening.result : NULL,
                        err);
+}
+
+/* The resolv.conf or hosts file the engine gave the container (a bind mount
+ * on that path), else the image's; -1 for the host's own. */
+static int
+open_name_file (struct create_ctx *ctx, const char *path)
+{
+  size_t i;
+  for (i = 0; i < ctx->config->n_mounts; i++)
+    {
+      const struct oci_mount *m = &ctx->config->mounts[i];
+      if (strcmp (m->destination, path) == 0 && m->source && m->source[0] == '/')
+        return open (m->source, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    }
+  if (ctx->hardening.result.directives.netns != HARDEN_NETNS_BUNDLE)
+    return -1; /* the outside is the host's network: its own files */
+  return path_open_in_root (ctx->plan.rootfd, path, O_RDONLY | O_NONBLOCK);
+}
+
+static int
+start_monitor (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  const struct harden_directives *d = &ctx->hardening.result.directives;
+  struct monitor_egress egress = {
+    .http_fd = ctx->egress_fds[0],
+    .socks_fd = ctx->egress_fds[1],
+    .netns_fd = ctx->egress_fds[2],
+    .allow = d->egress_allow ? d->egress_allow : "",
+    .allow_broad = d->egress_allow_broad,
+    .uid = d->sidecar_uid,
+    .gid = d->sidecar_gid,
+  };
+  struct monitor_request req = {
+    .id = ctx->req->id,
+    .root = ctx->g->root,
+    .init_pid = ctx->state.pid,
+    .init_start = ctx->state.pid_start,
+    .audit_fd = ctx->audit_fd,
+    .lifetime = d->lifetime,
+    .cgroup_path = ctx->state.cgroup_path,
+    .systemd_unit = ctx->state.systemd_unit,
+    .cgroup_owned = ctx->state.cgroup_owned,
+    .egress = egress.http_fd >= 0 ? &egress : NULL,
+  };
+  int r;
+
+  egress.resolv_fd = egress.http_fd >= 0 ? open_name_file (ctx, "/etc/resolv.conf") : -1;
+  egress.hosts_fd = egress.http_fd >= 0 ? open_name_file (ctx, "/etc/hosts") : -1;
+  r = monitor_start (&req, &ctx->rb.monitor, err);
+  if (egress.resolv_fd >= 0)
+    close (egress.resolv_fd);
+  if (egress.hosts_fd >= 0)
+    close (egress.hosts_fd);
+  if (r < 0)
+    return -1;
+  ctx->state.monitor_pid = ctx->rb.monitor.monitor;
+  ctx->state.monitor_start = ctx->rb.monitor.monitor_start;
+  ctx->state.sidecar_pid = ctx->rb.monitor.sidecar;
+  ctx->state.sidecar_start = ctx->rb.monitor.sidecar_start;
+  return save (ctx, err);
 }
 
 /* Socket activation, like runc: fds passed to us under LISTEN_FDS are
@@ -497,6 +574,8 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
       || spawn (ctx, err) < 0 || enter_cgroup (ctx, err) < 0
       || finish_setup (ctx, err) < 0)
     return -1;
+  if (ctx->hardening.enforced && start_monitor (ctx, err) < 0)
+    return -1;
   if (ctx->req->pid_file
       && container_write_pid_file (ctx->req->pid_file, ctx->state.pid, err) < 0)
     return -1;
@@ -518,6 +597,7 @@ container_create (const struct global_options *g,
   ctx.req = req;
   ctx.sock = ctx.pty_master = ctx.audit_fd = -1;
   ctx.hook_state[0] = ctx.hook_state[1] = -1;
+  ctx.egress_fds[0] = ctx.egress_fds[1] = ctx.egress_fds[2] = -1;
   if (bundle == NULL)
     return agentrt_error (err, errno, "--bundle `%s`",
                           req->bundle ? req->bundle : ".");
@@ -556,6 +636,9 @@ container_create (const struct global_options *g,
     close (ctx.hook_state[0]);
   if (ctx.hook_state[1] >= 0)
     close (ctx.hook_state[1]);
+  for (int i = 0; i < 3; i++)
+    if (ctx.egress_fds[i] >= 0)
+      close (ctx.egress_fds[i]);
   if (ctx.audit_fd >= 0)
     close (ctx.audit_fd);
   create_plan_free (&ctx.plan);

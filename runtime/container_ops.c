@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -245,6 +246,27 @@ kill_everything (struct container *c, struct cgroup *cg, agentrt_error_t *err)
   return 0;
 }
 
+/* The sidecar first (the monitor would otherwise record its death), then
+ * the monitor; both are checked against their recorded start times. */
+static void
+stop_helpers (struct container *c)
+{
+  pid_t pids[2] = { c->state->sidecar_pid, c->state->monitor_pid };
+  uint64_t starts[2] = { c->state->sidecar_start, c->state->monitor_start };
+  int i;
+  for (i = 0; i < 2; i++)
+    {
+      int pidfd = proc_pidfd_open_checked (pids[i], starts[i]);
+      if (pidfd < 0)
+        continue;
+      syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+      proc_pidfd_wait (pidfd, 2000);
+      close (pidfd);
+    }
+  /* `run` is the monitor's parent: reap it (anyone else gets ECHILD) */
+  waitpid (c->state->monitor_pid, NULL, WNOHANG);
+}
+
 int
 container_delete (struct container *c, bool force, agentrt_error_t *err)
 {
@@ -265,6 +287,8 @@ container_delete (struct container *c, bool force, agentrt_error_t *err)
   if (kill_everything (c, cg, err) < 0
       || (cg && cgroup_destroy (cg, err) < 0))
     r = -1;
+  if (c->state)
+    stop_helpers (c);
   cgroup_free (cg);
   if (r < 0)
     return -1;

@@ -21,6 +21,7 @@ libruntime_a_SOURCES = \
 	runtime/hooks.c runtime/hooks.h \
 	runtime/init.c runtime/init.h \
 	runtime/log.c runtime/log.h \
+	runtime/monitor.c runtime/monitor.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \
 	runtime/netns.c runtime/netns.h \

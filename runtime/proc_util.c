@@ -53,6 +53,36 @@ proc_stat_read (pid_t pid, uint64_t *start_time, char *state)
   return 0;
 }
 
+int
+proc_exit_status (pid_t pid)
+{
+  char path[64], buf[1024];
+  cleanup_close int fd = -1;
+  char *p, state;
+  ssize_t n;
+  int field;
+
+  snprintf (path, sizeof path, "/proc/%d/stat", pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+    return -1;
+  buf[n] = '\0';
+  p = strrchr (buf, ')');
+  if (p == NULL || p[1] != ' ')
+    return -1;
+  p += 2;
+  state = *p;
+  if (state != 'Z' && state != 'X')
+    return -1;
+  for (field = 3; field < 52 && p; field++)
+    {
+      p = strchr (p, ' ');
+      if (p)
+        p++;
+    }
+  return p ? atoi (p) : -1;
+}
+
 bool
 proc_is_alive (pid_t pid, uint64_t start_time)
 {

@@ -13,6 +13,10 @@
  * -ENOENT/-ESRCH when the process is gone. */
 int proc_stat_read (pid_t pid, uint64_t *start_time, char *state);
 
+/* The exit status (as wait(2) reports it) of a process that exited but
+ * was not reaped yet (field 52 of /proc/PID/stat); -1 when unknown. */
+int proc_exit_status (pid_t pid);
+
 /* True when pid exists, is not a zombie, and has the recorded start time. */
 bool proc_is_alive (pid_t pid, uint64_t start_time);
 

@@ -1,0 +1,470 @@
+/* The per-container monitor and the egress sidecar's start (see
+ * monitor.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/close_range.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "runtime/audit.h"
+#include "runtime/cgroup.h"
+#include "runtime/monitor.h"
+#include "runtime/proc_util.h"
+
+#ifndef AGENTRT_LIBEXECDIR
+#define AGENTRT_LIBEXECDIR "/usr/local/libexec/agentrt"
+#endif
+
+/* What the monitor tells `create` once it runs (or why it cannot). */
+struct monitor_report
+{
+  int status; /* errno, 0: running */
+  pid_t sidecar;
+  char msg[256];
+};
+
+char *
+monitor_egress_binary (void)
+{
+  char self[PATH_MAX];
+  ssize_t n;
+  char *slash, *path = xstrdup (AGENTRT_LIBEXECDIR "/agentrt-egress");
+
+  if (access (path, X_OK) == 0)
+    return path;
+  free (path);
+  n = readlink ("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0)
+    return NULL;
+  self[n] = '\0';
+  slash = strrchr (self, '/');
+  if (slash == NULL)
+    return NULL;
+  *slash = '\0';
+  path = xasprintf ("%s/agentrt-egress", self);
+  if (access (path, X_OK) == 0)
+    return path;
+  free (path);
+  return NULL;
+}
+
+static void __attribute__ ((noreturn))
+report_and_exit (int fd, int status, const char *what)
+{
+  struct monitor_report r = { .status = status };
+  snprintf (r.msg, sizeof r.msg, "%s", what);
+  if (write (fd, &r, sizeof r) < 0)
+    { /* the runtime sees EOF and reports that instead */ }
+  _exit (1);
+}
+
+/* Exec of the sidecar in the outside namespace, with its fds at 3.. */
+static void __attribute__ ((noreturn))
+sidecar_exec (const char *binary, const struct monitor_request *req,
+              int pidfd, int exec_pipe)
+{
+  const struct monitor_egress *e = req->egress;
+  int src[6] = { e->http_fd, e->socks_fd, pidfd, req->audit_fd, e->resolv_fd,
+                 e->hosts_fd };
+  char num[8][16], uid[16], gid[16];
+  char *argv[32];
+  char *envp[] = { NULL };
+  int hi[6], i, n = 0, err;
+  sigset_t none;
+
+  /* out of the way of 3..8, which the dup2s below fill */
+  exec_pipe = fcntl (exec_pipe, F_DUPFD_CLOEXEC, 100);
+  if (e->netns_fd >= 0 && setns (e->netns_fd, CLONE_NEWNET) < 0)
+    goto fail;
+  /* Park every fd high, then bring them down to 3..8 in order. */
+  for (i = 0; i < 6; i++)
+    hi[i] = src[i] < 0 ? -1 : fcntl (src[i], F_DUPFD, 100);
+  for (i = 0; i < 6; i++)
+    if (hi[i] >= 0 && dup2 (hi[i], 3 + i) < 0)
+      goto fail;
+  for (i = 0; i < 6; i++)
+    snprintf (num[i], sizeof num[i], "%d", 3 + i);
+  snprintf (uid, sizeof uid, "%u", (unsigned) e->uid);
+  snprintf (gid, sizeof gid, "%u", (unsigned) e->gid);
+  argv[n++] = (char *) "agentrt-egress";
+  argv[n++] = (char *) "--id";
+  argv[n++] = (char *) req->id;
+  argv[n++] = (char *) "--http-fd";
+  argv[n++] = num[0];
+  argv[n++] = (char *) "--socks-fd";
+  argv[n++] = num[1];
+  argv[n++] = (char *) "--init-pidfd";
+  argv[n++] = num[2];
+  argv[n++] = (char *) "--audit-fd";
+  argv[n++] = num[3];
+  argv[n++] = (char *) "--allow";
+  argv[n++] = (char *) e->allow;
+  if (e->resolv_fd >= 0)
+    {
+      argv[n++] = (char *) "--resolv-conf-fd";
+      argv[n++] = num[4];
+    }
+  if (e->hosts_fd >= 0)
+    {
+      argv[n++] = (char *) "--hosts-fd";
+      argv[n++] = num[5];
+    }
+  argv[n++] = (char *) "--uid";
+  argv[n++] = uid;
+  argv[n++] = (char *) "--gid";
+  argv[n++] = gid;
+  if (e->allow_broad)
+    argv[n++] = (char *) "--allow-broad";
+  argv[n] = NULL;
+  /* only 3..8 survive the exec (they are not close-on-exec after dup2) */
+  syscall (SYS_close_range, 9, ~0U, CLOSE_RANGE_CLOEXEC);
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+  execve (binary, argv, envp);
+fail:
+  err = errno;
+  if (write (exec_pipe, &err, sizeof err) < 0)
+    { /* the monitor sees EOF */ }
+  _exit (127);
+}
+
+/* Starts the sidecar; returns its pid once execve succeeded. */
+static pid_t
+sidecar_start (const struct monitor_request *req, int pidfd, int *err_out)
+{
+  cleanup_free char *binary = monitor_egress_binary ();
+  int p[2], err = 0;
+  pid_t pid;
+  ssize_t n;
+
+  if (binary == NULL)
+    {
+      *err_out = ENOENT;
+      return -1;
+    }
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    {
+      *err_out = errno;
+      return -1;
+    }
+  pid = fork ();
+  if (pid == 0)
+    {
+      close (p[0]);
+      sidecar_exec (binary, req, pidfd, p[1]);
+    }
+  close (p[1]);
+  if (pid < 0)
+    {
+      *err_out = errno;
+      close (p[0]);
+      return -1;
+    }
+  do
+    n = read (p[0], &err, sizeof err);
+  while (n < 0 && errno == EINTR);
+  close (p[0]);
+  if (n == sizeof err)
+    {
+      waitpid (pid, NULL, 0);
+      *err_out = err;
+      return -1;
+    }
+  return pid;
+}
+
+struct monitor
+{
+  const struct monitor_request *req;
+  int pidfd;       /* the init */
+  int sigfd;
+  int timerfd;     /* lifetime, -1 without */
+  struct cgroup *cgroup;
+  struct cgroup_watch *watch;
+  pid_t sidecar;
+  int sidecar_pidfd;
+  struct timespec started;
+};
+
+static uint64_t
+elapsed_ms (const struct timespec *since)
+{
+  struct timespec now;
+  clock_gettime (CLOCK_BOOTTIME, &now);
+  return (uint64_t) (now.tv_sec - since->tv_sec) * 1000
+         + (uint64_t) ((now.tv_nsec - since->tv_nsec) / 1000000);
+}
+
+static void
+stop_sidecar (struct monitor *m)
+{
+  if (m->sidecar <= 0)
+    return;
+  kill (m->sidecar, SIGTERM);
+  if (!proc_pidfd_wait (m->sidecar_pidfd, 2000))
+    kill (m->sidecar, SIGKILL);
+  waitpid (m->sidecar, NULL, 0);
+  m->sidecar = 0;
+}
+
+static void
+on_lifetime (struct monitor *m)
+{
+  cleanup_error agentrt_error_t err = NULL;
+  char detail[96];
+  snprintf (detail, sizeof detail, "lifetime of %llu s reached: the "
+            "container is killed", (unsigned long long) m->req->lifetime);
+  audit_limit (m->req->audit_fd, m->req->id, "lifetime", detail);
+  if (m->cgroup)
+    cgroup_kill_all (m->cgroup, SIGKILL, &err);
+  syscall (SYS_pidfd_send_signal, m->pidfd, SIGKILL, NULL, 0);
+  close (m->timerfd);
+  m->timerfd = -1;
+}
+
+static void
+on_cgroup_event (struct monitor *m)
+{
+  cleanup_error agentrt_error_t err = NULL;
+  struct cgroup_watch_counts counts = { 0 };
+  char detail[96];
+
+  if (cgroup_watch_read (m->watch, &counts, &err) <= 0)
+    return;
+  if (counts.oom_kills)
+    {
+      snprintf (detail, sizeof detail, "%llu process(es) killed by the OOM "
+                "killer at the memory limit", (unsigned long long) counts.oom_kills);
+      audit_limit (m->req->audit_fd, m->req->id, "oom", detail);
+    }
+  if (counts.pids_max)
+    {
+      snprintf (detail, sizeof detail, "%llu fork(s) refused at the pids limit",
+                (unsigned long long) counts.pids_max);
+      audit_limit (m->req->audit_fd, m->req->id, "pids", detail);
+    }
+}
+
+static void
+on_sidecar_exit (struct monitor *m)
+{
+  int status = 0;
+  waitpid (m->sidecar, &status, 0);
+  audit_sidecar_died (m->req->audit_fd, m->req->id, status);
+  close (m->sidecar_pidfd);
+  m->sidecar_pidfd = -1;
+  m->sidecar = 0;
+}
+
+/* The init exited: record how (while it is a zombie its exit code is in
+ * /proc; once its parent reaped it, it is unknown) and stop. */
+static void __attribute__ ((noreturn))
+on_init_exit (struct monitor *m)
+{
+  int status = proc_exit_status (m->req->init_pid);
+  audit_exit (m->req->audit_fd, m->req->id, status, elapsed_ms (&m->started));
+  stop_sidecar (m);
+  _exit (0);
+}
+
+static void __attribute__ ((noreturn))
+monitor_loop (struct monitor *m)
+{
+  for (;;)
+    {
+      struct pollfd p[5] = {
+        { .fd = m->pidfd, .events = POLLIN },
+        { .fd = m->sigfd, .events = POLLIN },
+        { .fd = m->timerfd, .events = POLLIN },
+        { .fd = m->watch ? cgroup_watch_fd (m->watch) : -1, .events = POLLIN },
+        { .fd = m->sidecar_pidfd, .events = POLLIN },
+      };
+      if (poll (p, 5, -1) < 0 && errno != EINTR)
+        _exit (1);
+      if (p[0].revents & POLLIN)
+        on_init_exit (m);
+      if (p[1].revents & POLLIN)
+        {
+          struct signalfd_siginfo si;
+          if (read (m->sigfd, &si, sizeof si) == sizeof si
+              && si.ssi_signo != SIGCHLD)
+            {
+              stop_sidecar (m);
+              _exit (0);
+            }
+        }
+      if (p[2].revents & POLLIN)
+        on_lifetime (m);
+      if (p[3].revents & POLLIN)
+        on_cgroup_event (m);
+      if (p[4].revents & POLLIN)
+        on_sidecar_exit (m);
+    }
+}
+
+static int
+arm_lifetime (uint64_t seconds)
+{
+  struct itimerspec its = { .it_value = { .tv_sec = (time_t) seconds } };
+  int fd = timerfd_create (CLOCK_BOOTTIME, TFD_CLOEXEC);
+  if (fd >= 0 && timerfd_settime (fd, 0, &its, NULL) < 0)
+    {
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+static int
+open_cgroup (const struct monitor_request *req, struct monitor *m)
+{
+  cleanup_error agentrt_error_t err = NULL;
+  const struct cgroup_layout *layout;
+
+  if (req->cgroup_path == NULL)
+    return 0;
+  layout = cgroup_layout_host (&err);
+  if (layout)
+    m->cgroup = cgroup_open (layout, req->cgroup_path, req->systemd_unit,
+                             req->cgroup_owned, &err);
+  if (m->cgroup)
+    m->watch = cgroup_watch_open (m->cgroup, &err);
+  return m->watch ? 0 : -1;
+}
+
+static void __attribute__ ((noreturn))
+monitor_main (const struct monitor_request *req, int pidfd, int report)
+{
+  struct monitor m = { .req = req, .pidfd = pidfd, .timerfd = -1,
+                       .sidecar_pidfd = -1 };
+  struct monitor_report ok = { 0 };
+  sigset_t all;
+  int err = 0;
+
+  setsid ();
+  prctl (PR_SET_NAME, "agentrt-monitor", 0, 0, 0);
+  clock_gettime (CLOCK_BOOTTIME, &m.started);
+  sigfillset (&all);
+  sigprocmask (SIG_BLOCK, &all, NULL);
+  m.sigfd = signalfd (-1, &all, SFD_CLOEXEC);
+  if (m.sigfd < 0)
+    report_and_exit (report, errno, "monitor: signalfd");
+  if (open_cgroup (req, &m) < 0)
+    report_and_exit (report, EIO, "monitor: watch the cgroup for limit events");
+  if (req->lifetime && (m.timerfd = arm_lifetime (req->lifetime)) < 0)
+    report_and_exit (report, errno, "monitor: arm the lifetime timer");
+  if (req->egress)
+    {
+      m.sidecar = sidecar_start (req, pidfd, &err);
+      if (m.sidecar < 0)
+        report_and_exit (report, err, "start the egress sidecar");
+      m.sidecar_pidfd = proc_pidfd_open (m.sidecar);
+      ok.sidecar = m.sidecar;
+    }
+  if (write (report, &ok, sizeof ok) != sizeof ok)
+    {
+      stop_sidecar (&m);
+      _exit (1);
+    }
+  close (report);
+  monitor_loop (&m);
+}
+
+/* The monitor keeps only what it uses; the runtime's other fds (the state
+ * directory's lock above all) must not live on in it. */
+static int
+compare_ints (const void *a, const void *b)
+{
+  return *(const int *) a - *(const int *) b;
+}
+
+static void
+close_other_fds (int *keep, size_t n)
+{
+  unsigned int next = 3;
+  size_t i;
+
+  qsort (keep, n, sizeof *keep, compare_ints);
+  for (i = 0; i < n; i++)
+    {
+      if (keep[i] < (int) next)
+        continue;
+      if ((unsigned int) keep[i] > next)
+        syscall (SYS_close_range, next, (unsigned int) keep[i] - 1, 0);
+      next = (unsigned int) keep[i] + 1;
+    }
+  syscall (SYS_close_range, next, ~0U, 0);
+}
+
+int
+monitor_start (const struct monitor_request *req, struct monitor_pids *out,
+               agentrt_error_t *err)
+{
+  struct monitor_report r = { 0 };
+  int pidfd, p[2];
+  pid_t pid;
+  ssize_t n;
+
+  memset (out, 0, sizeof *out);
+  pidfd = proc_pidfd_open_checked (req->init_pid, req->init_start);
+  if (pidfd < 0)
+    return agentrt_error (err, -pidfd, "monitor: the container init");
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    {
+      close (pidfd);
+      return agentrt_error (err, errno, "monitor: pipe");
+    }
+  pid = fork ();
+  if (pid == 0)
+    {
+      const struct monitor_egress *e = req->egress;
+      int keep[] = { pidfd, p[1], req->audit_fd,
+                     e ? e->http_fd : -1, e ? e->socks_fd : -1,
+                     e ? e->netns_fd : -1, e ? e->resolv_fd : -1,
+                     e ? e->hosts_fd : -1 };
+      close_other_fds (keep, sizeof keep / sizeof keep[0]);
+      monitor_main (req, pidfd, p[1]);
+    }
+  close (p[1]);
+  close (pidfd);
+  if (pid < 0)
+    {
+      close (p[0]);
+      return agentrt_error (err, errno, "monitor: fork");
+    }
+  do
+    n = read (p[0], &r, sizeof r);
+  while (n < 0 && errno == EINTR);
+  close (p[0]);
+  if (n != sizeof r || r.status != 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, NULL, 0);
+      r.msg[sizeof r.msg - 1] = '\0';
+      return agentrt_error (err, n == sizeof r ? r.status : EIO, "%s",
+                            n == sizeof r ? r.msg : "monitor: it exited");
+    }
+  out->monitor = pid;
+  out->sidecar = r.sidecar;
+  proc_stat_read (pid, &out->monitor_start, NULL);
+  if (r.sidecar > 0)
+    proc_stat_read (r.sidecar, &out->sidecar_start, NULL);
+  return 0;
+}
