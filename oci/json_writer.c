@@ -286,6 +286,12 @@ json_null (struct json_writer *w)
 }
 
 void
+json_raw (struct json_writer *w, const char *json)
+{
+  put_raw_value (w, json);
+}
+
+void
 json_key (struct json_writer *w, const char *key)
 {
   if (w->depth == 0 || w->is_array[w->depth - 1] || w->after_key)

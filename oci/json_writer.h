@@ -29,6 +29,9 @@ void json_uint (struct json_writer *w, uint64_t v);
 void json_double (struct json_writer *w, double v);
 void json_bool (struct json_writer *w, bool v);
 void json_null (struct json_writer *w);
+/* A value that is already a JSON document (written by this project: it is
+ * inserted as is, not checked). */
+void json_raw (struct json_writer *w, const char *json);
 
 void json_key (struct json_writer *w, const char *key);
 /* Shorthands for "key": value. */

@@ -82,6 +82,7 @@ container_state_to_json (const struct container_state *s, agentrt_error_t *err)
   write_optional_string (w, "egressAllow", s->egress_allow);
   write_optional_string (w, "envKeep", s->env_keep);
   write_optional_string (w, "auditDir", s->audit_dir);
+  write_optional_string (w, "seccompProfile", s->seccomp_profile);
   json_kv_uint (w, "lifetime", s->lifetime);
   write_annotations (w, &s->annotations);
   json_end_object (w);
@@ -148,6 +149,8 @@ parse_state (const struct json_ctx *c, const struct json_node *obj,
                              &s->env_keep) < 0
       || json_member_string (c, obj, NULL, "auditDir", JSON_OPTIONAL,
                              &s->audit_dir) < 0
+      || json_member_string (c, obj, NULL, "seccompProfile", JSON_OPTIONAL,
+                             &s->seccomp_profile) < 0
       || json_member_int (c, obj, NULL, "lifetime", JSON_OPTIONAL, JSON_U64,
                           &s->lifetime, NULL) < 0
       || member_kv_list (c, obj, NULL, "annotations", &s->annotations) < 0)
@@ -200,6 +203,7 @@ container_state_clear (struct container_state *s)
   free (s->egress_allow);
   free (s->env_keep);
   free (s->audit_dir);
+  free (s->seccomp_profile);
   kv_list_free (&s->annotations);
   memset (s, 0, sizeof *s);
 }

@@ -34,6 +34,7 @@ struct container_state
   char *egress_allow;    /* normalised allowlist */
   char *env_keep;        /* comma list of names let through scrubbing */
   char *audit_dir;
+  char *seccomp_profile; /* the agent profile, stacked for exec too */
   uint64_t lifetime;     /* seconds */
   struct kv_list annotations;
 };

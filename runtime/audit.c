@@ -86,6 +86,20 @@ audit_create (int fd, const char *id, const struct harden_result *result,
 }
 
 void
+audit_exec (int fd, const char *id, const char *program,
+            const struct change_list *changes)
+{
+  struct json_writer *w = begin (id, "exec");
+  json_kv_string (w, "program", program);
+  if (changes)
+    {
+      json_key (w, "changes");
+      change_list_write_json (changes, w);
+    }
+  emit (fd, w);
+}
+
+void
 audit_limit (int fd, const char *id, const char *kind, const char *detail)
 {
   struct json_writer *w = begin (id, "limit");

@@ -23,6 +23,11 @@ char *audit_path (const char *dir, const char *id);
 int audit_create (int fd, const char *id, const struct harden_result *result,
                   agentrt_error_t *err);
 
+/* "exec": a process started in the container (its program, never its
+ * arguments or environment) and what the hardening changed in it. */
+void audit_exec (int fd, const char *id, const char *program,
+                 const struct change_list *changes);
+
 /* "limit": kind is "oom", "pids" or "lifetime"; detail a short text. */
 void audit_limit (int fd, const char *id, const char *kind, const char *detail);
 

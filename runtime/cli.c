@@ -30,8 +30,15 @@ static const struct
   { "kill", cmd_kill, "send a signal to a container's init (or all)" },
   { "delete", cmd_delete, "delete a container" },
   { "list", cmd_list, "list containers" },
+  { "ps", cmd_ps, "list the processes of a container" },
+  { "pause", cmd_pause, "freeze every process of a container" },
+  { "resume", cmd_resume, "thaw a paused container" },
+  { "update", cmd_update, "change a container's resource limits" },
+  { "events", cmd_events, "print resource usage and OOM events" },
   { "spec", cmd_spec, "write a default config.json" },
   { "features", cmd_features, "print what this runtime supports" },
+  { "policy", cmd_policy, "policy explain: what hardening does to a bundle" },
+  { "audit", cmd_audit, "print a container's audit trail" },
 };
 
 static void

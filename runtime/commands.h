@@ -24,6 +24,20 @@ int cmd_features (struct global_options *g, int argc, char **argv,
                   agentrt_error_t *err);
 int cmd_exec (struct global_options *g, int argc, char **argv,
               agentrt_error_t *err);
+int cmd_ps (struct global_options *g, int argc, char **argv,
+            agentrt_error_t *err);
+int cmd_pause (struct global_options *g, int argc, char **argv,
+               agentrt_error_t *err);
+int cmd_resume (struct global_options *g, int argc, char **argv,
+                agentrt_error_t *err);
+int cmd_update (struct global_options *g, int argc, char **argv,
+                agentrt_error_t *err);
+int cmd_events (struct global_options *g, int argc, char **argv,
+                agentrt_error_t *err);
+int cmd_policy (struct global_options *g, int argc, char **argv,
+                agentrt_error_t *err);
+int cmd_audit (struct global_options *g, int argc, char **argv,
+               agentrt_error_t *err);
 
 /* Checks the number of positional arguments left after the options. */
 int cmd_check_args (int argc, int optind_, int min, int max, const char *usage,

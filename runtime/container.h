@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "oci/state.h"
+#include "runtime/cgroup.h"
 #include "runtime/cli.h"
 #include "runtime/state_store.h"
 
@@ -48,6 +49,9 @@ void container_release (struct container *c);
 struct oci_config *container_config (struct container *c, agentrt_error_t *err);
 
 enum container_status container_status (struct container *c);
+
+/* The container's cgroup (NULL without one, or with *err on failure). */
+struct cgroup *container_cgroup (struct container *c, agentrt_error_t *err);
 
 /* Unblocks the init (exec fifo) and runs the poststart hooks. */
 int container_start (struct container *c, agentrt_error_t *err);

@@ -452,6 +452,7 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
   st->egress_allow = xstrdup (d->egress_allow ? d->egress_allow : "");
   st->env_keep = str_list_join (&d->env_keep, ",");
   st->audit_dir = xstrdup (d->audit_dir);
+  st->seccomp_profile = xstrdup (d->seccomp_profile);
   st->lifetime = d->lifetime;
 }
 

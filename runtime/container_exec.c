@@ -15,11 +15,14 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "runtime/audit.h"
 #include "runtime/cgroup.h"
 #include "runtime/container.h"
 #include "runtime/container_exec.h"
+#include "runtime/hardening.h"
 #include "runtime/log.h"
 #include "runtime/process_stage.h"
+#include "runtime/seccomp_cache.h"
 #include "runtime/seccomp_notify.h"
 #include "runtime/spawn.h"
 #include "runtime/supervise.h"
@@ -70,6 +73,7 @@ struct exec_ctx
   struct oci_process *process;
   struct process_spec spec;
   struct seccomp_program *seccomp;
+  struct seccomp_program *agent_seccomp;
   const struct seccomp_program *seccomp_list[2];
   struct ns_plan ns;
   struct exec_child child;
@@ -132,8 +136,57 @@ serve_child (struct exec_ctx *ctx, agentrt_error_t *err)
     }
 }
 
+/* The same hardening as the container's own process: env scrubbing (with
+ * the container's env.keep), proxy variables, capabilities, no_new_privs,
+ * and the agent seccomp profile; recorded in the audit trail. */
 static int
-prepare (struct exec_ctx *ctx, agentrt_error_t *err)
+harden_exec (const struct global_options *g, struct exec_ctx *ctx,
+             agentrt_error_t *err)
+{
+  const struct container_state *st = ctx->c->state;
+  struct harden_directives d = { 0 };
+  struct change_list changes = { 0 };
+  struct agent_policy policy;
+  char *keep, *tok, *save = NULL;
+  int fd, r = -1;
+
+  if (hardening_load_policy (g, &policy, err) < 0)
+    return -1;
+  d.egress = st->egress && strcmp (st->egress, "proxy") == 0
+                 ? HARDEN_EGRESS_PROXY
+                 : HARDEN_EGRESS_NONE;
+  keep = xstrdup (st->env_keep ? st->env_keep : "");
+  for (tok = strtok_r (keep, ",", &save); tok; tok = strtok_r (NULL, ",", &save))
+    str_list_append (&d.env_keep, tok);
+  free (keep);
+  harden_process (ctx->process, &policy, &d, &changes);
+  if (st->seccomp_profile)
+    {
+      cleanup_free char *cache = xasprintf ("%s/.seccomp-cache", g->root);
+      ctx->agent_seccomp = seccomp_load_profile_cached (st->seccomp_profile,
+                                                        cache, NULL, NULL, err);
+      if (ctx->agent_seccomp == NULL)
+        goto out;
+    }
+  fd = st->audit_dir ? audit_open (st->audit_dir, st->id, err) : -1;
+  if (st->audit_dir && fd < 0)
+    goto out;
+  if (fd >= 0)
+    {
+      audit_exec (fd, st->id, ctx->process->args.items[0], &changes);
+      close (fd);
+    }
+  r = 0;
+out:
+  str_list_free (&d.env_keep);
+  change_list_release (&changes);
+  policy_release (&policy);
+  return r;
+}
+
+static int
+prepare (const struct global_options *g, struct exec_ctx *ctx,
+         agentrt_error_t *err)
 {
   const struct exec_options *o = ctx->opts;
   enum container_status status = container_status (ctx->c);
@@ -150,6 +203,8 @@ prepare (struct exec_ctx *ctx, agentrt_error_t *err)
   ctx->process = exec_process_build (o, ctx->config->process, err);
   if (ctx->process == NULL)
     return -1;
+  if (ctx->c->state->hardened && harden_exec (g, ctx, err) < 0)
+    return -1;
   if (ctx->process->terminal && o->console_socket == NULL && o->detach)
     return agentrt_error (err, EINVAL, "exec --tty --detach needs "
                           "--console-socket");
@@ -163,11 +218,14 @@ prepare (struct exec_ctx *ctx, agentrt_error_t *err)
                                       "linux.seccomp", NULL, err);
       if (ctx->seccomp == NULL)
         return -1;
-      ctx->seccomp_list[0] = ctx->seccomp;
     }
+  /* agentrt's profile first, the bundle's last, as at create */
+  if (ctx->agent_seccomp)
+    ctx->seccomp_list[ctx->child.stage.n_seccomp++] = ctx->agent_seccomp;
+  if (ctx->seccomp)
+    ctx->seccomp_list[ctx->child.stage.n_seccomp++] = ctx->seccomp;
   ctx->child.stage.process = &ctx->spec;
   ctx->child.stage.seccomp = ctx->seccomp_list;
-  ctx->child.stage.n_seccomp = ctx->seccomp ? 1 : 0;
   ctx->child.stage.terminal = ctx->process->terminal;
   ctx->child.stage.console_rows = (unsigned short) ctx->process->console_height;
   ctx->child.stage.console_cols = (unsigned short) ctx->process->console_width;
@@ -226,6 +284,7 @@ exec_ctx_release (struct exec_ctx *ctx)
   oci_process_free (ctx->process);
   oci_config_free (ctx->config);
   seccomp_program_free (ctx->seccomp);
+  seccomp_program_free (ctx->agent_seccomp);
   if (ctx->sock >= 0)
     close (ctx->sock);
 }
@@ -249,7 +308,7 @@ container_exec (const struct global_options *g, const struct exec_options *o,
   /* Signals wait in a signalfd from before the process exists. */
   sigfillset (&all);
   sigprocmask (SIG_BLOCK, &all, NULL);
-  r = prepare (&ctx, err) < 0 ? -1 : spawn_and_setup (&ctx, err);
+  r = prepare (g, &ctx, err) < 0 ? -1 : spawn_and_setup (&ctx, err);
   if (r < 0 && ctx.pid > 0)
     {
       kill (ctx.pid, SIGKILL);

@@ -66,8 +66,8 @@ container_config (struct container *c, agentrt_error_t *err)
   return config;
 }
 
-static struct cgroup *
-open_cgroup (struct container *c, agentrt_error_t *err)
+struct cgroup *
+container_cgroup (struct container *c, agentrt_error_t *err)
 {
   const struct cgroup_layout *layout;
   if (c->state == NULL || c->state->cgroup_path == NULL)
@@ -90,7 +90,7 @@ container_status (struct container *c)
     return STATUS_STOPPED;
   if (faccessat (c->dir.dirfd, EXEC_FIFO, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
     return STATUS_CREATED;
-  cg = open_cgroup (c, &err);
+  cg = container_cgroup (c, &err);
   if (cg == NULL)
     return STATUS_RUNNING;
   frozen = cgroup_frozen (cg, &err);
@@ -218,7 +218,7 @@ container_kill (struct container *c, int sig, bool all, agentrt_error_t *err)
     }
   if (!all)
     return signal_init (c, sig, err);
-  cg = open_cgroup (c, err);
+  cg = container_cgroup (c, err);
   if (cg == NULL)
     return *err ? -1 : signal_init (c, sig, err);
   r = cgroup_kill_all (cg, sig, err);
@@ -280,7 +280,7 @@ container_delete (struct container *c, bool force, agentrt_error_t *err)
                           container_status_name (status));
   if (c->state && c->state->cgroup_path)
     {
-      cg = open_cgroup (c, err);
+      cg = container_cgroup (c, err);
       if (cg == NULL)
         return -1;
     }

@@ -10,7 +10,9 @@ libruntime_a_SOURCES = \
 	runtime/cmd_create.c runtime/cmd_create_options.c \
 	runtime/cmd_create_options.h runtime/cmd_list.c runtime/cmd_run.c \
 	runtime/cmd_simple.c runtime/commands.h \
-	runtime/cmd_exec.c runtime/cmd_features.c runtime/cmd_spec.c \
+	runtime/cmd_audit.c runtime/cmd_events.c runtime/cmd_exec.c \
+	runtime/cmd_features.c runtime/cmd_pause.c runtime/cmd_policy.c \
+	runtime/cmd_ps.c runtime/cmd_spec.c runtime/cmd_update.c \
 	runtime/container.h runtime/container_create.c runtime/container_ops.c \
 	runtime/container_exec.c runtime/container_exec.h \
 	runtime/exec_process.c runtime/exec_process.h \

@@ -1,0 +1,66 @@
+/* `agentrt audit ID`: prints a container's audit trail (JSON lines), also
+ * after it was deleted. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "runtime/audit.h"
+#include "runtime/commands.h"
+#include "runtime/container.h"
+#include "runtime/hardening.h"
+
+/* The trail's directory: the one recorded at create, else the policy's. */
+static char *
+trail_dir (struct global_options *g, const char *id, agentrt_error_t *err)
+{
+  cleanup_error agentrt_error_t ignored = NULL;
+  struct agent_policy policy;
+  struct container c;
+  char *dir = NULL;
+
+  if (container_load (g, id, &c, &ignored) == 0)
+    {
+      if (c.state && c.state->audit_dir)
+        dir = xstrdup (c.state->audit_dir);
+      container_release (&c);
+      if (dir)
+        return dir;
+    }
+  if (hardening_load_policy (g, &policy, err) < 0)
+    return NULL;
+  dir = xstrdup (policy.audit_dir);
+  policy_release (&policy);
+  return dir;
+}
+
+int
+cmd_audit (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
+{
+  cleanup_free char *dir = NULL;
+  cleanup_free char *path = NULL;
+  cleanup_close int fd = -1;
+  char buf[65536];
+  ssize_t n;
+
+  if (cmd_check_args (argc, 1, 1, 1, "audit ID", err) < 0)
+    return -1;
+  if (!state_id_valid (argv[1]))
+    return agentrt_error (err, EINVAL, "invalid container id `%s`", argv[1]);
+  dir = trail_dir (g, argv[1], err);
+  if (dir == NULL)
+    return -1;
+  path = audit_path (dir, argv[1]);
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    return agentrt_error (err, errno, "no audit trail for `%s` (`%s`)", argv[1],
+                          path);
+  while ((n = read (fd, buf, sizeof buf)) > 0)
+    if (fwrite (buf, 1, (size_t) n, stdout) != (size_t) n)
+      return agentrt_error (err, errno, "write");
+  return n < 0 ? agentrt_error (err, errno, "read `%s`", path) : 0;
+}
