@@ -24,6 +24,7 @@
 #include "runtime/cgroup.h"
 #include "runtime/container.h"
 #include "runtime/create_plan.h"
+#include "runtime/fault.h"
 #include "runtime/hardening.h"
 #include "runtime/hooks.h"
 #include "runtime/log.h"
@@ -230,6 +231,7 @@ static int
 run_runtime_hooks (struct create_ctx *ctx, agentrt_error_t *err)
 {
   struct child_error cerr = { 0 };
+  fault_point ("create:hooks");
   if (hook_set_run (&ctx->plan.prestart, ctx->hook_state[0], &cerr) < 0
       || hook_set_run (&ctx->plan.create_runtime, ctx->hook_state[0], &cerr) < 0)
     return agentrt_error_verbatim (err, cerr.status, cerr.msg);
@@ -569,17 +571,26 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   if (state_dir_create (ctx->g->root, ctx->req->id, &ctx->rb.dir, err) < 0)
     return -1;
   ctx->rb.have_dir = true;
-  if (open_audit (ctx, err) < 0)
+  fault_point ("create:state-dir");
+  if (open_audit (ctx, err) < 0 || prepare_state (ctx, bundle, err) < 0)
     return -1;
-  if (prepare_state (ctx, bundle, err) < 0 || make_exec_fifo (ctx, err) < 0
-      || spawn (ctx, err) < 0 || enter_cgroup (ctx, err) < 0
-      || finish_setup (ctx, err) < 0)
+  fault_point ("create:state-saved");
+  if (make_exec_fifo (ctx, err) < 0 || spawn (ctx, err) < 0)
     return -1;
+  fault_point ("create:spawned");
+  if (enter_cgroup (ctx, err) < 0)
+    return -1;
+  fault_point ("create:cgroup");
+  if (finish_setup (ctx, err) < 0)
+    return -1;
+  fault_point ("create:init-ready");
   if (ctx->hardening.enforced && start_monitor (ctx, err) < 0)
     return -1;
+  fault_point ("create:monitor");
   if (ctx->req->pid_file
       && container_write_pid_file (ctx->req->pid_file, ctx->state.pid, err) < 0)
     return -1;
+  fault_point ("create:done");
   return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "common/xalloc.h"
 #include "runtime/cgroup.h"
 #include "runtime/container.h"
+#include "runtime/fault.h"
 #include "runtime/hooks.h"
 #include "runtime/log.h"
 #include "runtime/proc_util.h"
@@ -183,10 +184,13 @@ container_start (struct container *c, agentrt_error_t *err)
   fifo = openat (c->dir.dirfd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fifo < 0)
     return agentrt_error (err, errno, "open `%s/%s`", c->dir.path, EXEC_FIFO);
+  fault_point ("start:fifo-open");
   if (await_fifo (fifo, pidfd, err) < 0)
     return -1;
+  fault_point ("start:released");
   if (unlinkat (c->dir.dirfd, EXEC_FIFO, 0) < 0)
     return agentrt_error (err, errno, "remove `%s/%s`", c->dir.path, EXEC_FIFO);
+  fault_point ("start:fifo-removed");
   run_hooks_from_config (c, "poststart", STATUS_RUNNING);
   return 0;
 }

@@ -19,6 +19,7 @@ libruntime_a_SOURCES = \
 	runtime/copyup.c runtime/copyup.h \
 	runtime/create_plan.c runtime/create_plan.h \
 	runtime/devices.c runtime/devices.h \
+	runtime/fault.c runtime/fault.h \
 	runtime/hardening.c runtime/hardening.h \
 	runtime/hooks.c runtime/hooks.h \
 	runtime/init.c runtime/init.h \
