@@ -117,7 +117,7 @@ parse_globals (int argc, char **argv, struct global_options *g,
           break;
         case OPT_LOG_FORMAT:
           if (strcmp (optarg, "text") && strcmp (optarg, "json"))
-            return agentrt_error (err, EINVAL, "--log-format: `%s` is neither "
+            return agentrt_error (err, 0, "--log-format: `%s` is neither "
                                   "text nor json", optarg), -2;
           g->log_format = optarg;
           break;
@@ -142,7 +142,7 @@ parse_globals (int argc, char **argv, struct global_options *g,
         case OPT_CRIU:
           break;
         default:
-          return agentrt_error (err, EINVAL, "unknown global option `%s`",
+          return agentrt_error (err, 0, "unknown global option `%s`",
                                 argv[optind - 1]), -2;
         }
     }
@@ -180,7 +180,7 @@ cli_main (int argc, char **argv)
       break;
   if (i == sizeof commands / sizeof commands[0])
     {
-      agentrt_error (&err, EINVAL, "unknown command `%s`", argv[first]);
+      agentrt_error (&err, 0, "unknown command `%s`", argv[first]);
       log_error_message (err->msg);
       return 1;
     }

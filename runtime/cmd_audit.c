@@ -50,7 +50,7 @@ cmd_audit (struct global_options *g, int argc, char **argv, agentrt_error_t *err
   if (cmd_check_args (argc, 1, 1, 1, "audit ID", err) < 0)
     return -1;
   if (!state_id_valid (argv[1]))
-    return agentrt_error (err, EINVAL, "invalid container id `%s`", argv[1]);
+    return agentrt_error (err, 0, "invalid container id `%s`", argv[1]);
   dir = trail_dir (g, argv[1], err);
   if (dir == NULL)
     return -1;

@@ -34,7 +34,7 @@ cmd_check_args (int argc, int optind_, int min, int max, const char *usage,
 {
   int n = argc - optind_;
   if (n < min || n > max)
-    return agentrt_error (err, EINVAL, "%s argument%s; usage: agentrt %s",
+    return agentrt_error (err, 0, "%s argument%s; usage: agentrt %s",
                           n < min ? "missing" : "unexpected",
                           (n < min ? min - n : n - max) > 1 ? "s" : "", usage);
   return 0;
@@ -45,7 +45,7 @@ cmd_option_error (char **argv, int c, agentrt_error_t *err)
 {
   const char *opt = optind > 0 ? argv[optind - 1] : "?";
   if (c == ':')
-    return agentrt_error (err, EINVAL, "%s: option `%s` needs a value",
+    return agentrt_error (err, 0, "%s: option `%s` needs a value",
                           argv[0], opt);
-  return agentrt_error (err, EINVAL, "%s: unknown option `%s`", argv[0], opt);
+  return agentrt_error (err, 0, "%s: unknown option `%s`", argv[0], opt);
 }

@@ -44,7 +44,7 @@ parse_fd_count (const char *s, int *out, agentrt_error_t *err)
   errno = 0;
   v = strtol (s, &end, 10);
   if (errno || *end || end == s || v < 0 || v > 65536)
-    return agentrt_error (err, EINVAL, "--preserve-fds: `%s` is not a valid "
+    return agentrt_error (err, 0, "--preserve-fds: `%s` is not a valid "
                           "number of fds", s);
   *out = (int) v;
   return 0;
@@ -87,7 +87,7 @@ create_options_parse (int argc, char **argv, struct create_request *req,
         case OPT_KEEP:
         case OPT_NO_SUBREAPER:
           if (run_opts == NULL)
-            return agentrt_error (err, EINVAL, "%s: unknown option `%s`",
+            return agentrt_error (err, 0, "%s: unknown option `%s`",
                                   argv[0], argv[optind - 1]);
           if (c == 'd' || c == OPT_DETACH)
             run_opts->detach = true;

@@ -205,7 +205,7 @@ cmd_events (struct global_options *g, int argc, char **argv, agentrt_error_t *er
       else if (ch == 'i')
         {
           if (policy_parse_duration (optarg, &interval) < 0 || interval == 0)
-            return agentrt_error (err, EINVAL, "--interval: `%s` is not a "
+            return agentrt_error (err, 0, "--interval: `%s` is not a "
                                   "duration", optarg);
         }
       else
@@ -218,7 +218,7 @@ cmd_events (struct global_options *g, int argc, char **argv, agentrt_error_t *er
   if (container_status (&c) == STATUS_STOPPED)
     {
       container_release (&c);
-      return agentrt_error (err, EINVAL, "container `%s` is stopped",
+      return agentrt_error (err, 0, "container `%s` is stopped",
                             argv[optind]);
     }
   cg = container_cgroup (&c, err);

@@ -69,7 +69,7 @@ parse_one (int c, struct exec_options *o, char **argv, agentrt_error_t *err)
     case OPT_PRESERVE_FDS:
       o->preserve_fds = (int) strtol (optarg, &end, 10);
       if (*end || end == optarg || o->preserve_fds < 0)
-        return agentrt_error (err, EINVAL, "--preserve-fds: `%s` is not a "
+        return agentrt_error (err, 0, "--preserve-fds: `%s` is not a "
                               "number", optarg);
       break;
     case OPT_CGROUP:
@@ -94,7 +94,7 @@ cmd_exec (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
       goto out;
   if (optind >= argc)
     {
-      agentrt_error (err, EINVAL, "exec: missing container id; usage: agentrt "
+      agentrt_error (err, 0, "exec: missing container id; usage: agentrt "
                      "exec [options] ID [COMMAND [ARGS...]]");
       goto out;
     }
@@ -102,7 +102,7 @@ cmd_exec (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
   o.command = argv + optind + 1;
   if (o.process_file && o.command[0])
     {
-      agentrt_error (err, EINVAL, "exec: give either --process or a command");
+      agentrt_error (err, 0, "exec: give either --process or a command");
       goto out;
     }
   r = container_exec (g, &o, err);

@@ -119,7 +119,7 @@ cmd_list (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
         return cmd_option_error (argv, c, err);
     }
   if (strcmp (format, "table") && strcmp (format, "json"))
-    return agentrt_error (err, EINVAL, "list: invalid format `%s`", format);
+    return agentrt_error (err, 0, "list: invalid format `%s`", format);
   if (cmd_check_args (argc, optind, 0, 0, "list [--format table|json] [-q]",
                       err) < 0
       || collect (g, &l, err) < 0)

@@ -25,7 +25,7 @@ freeze_or_thaw (struct global_options *g, int argc, char **argv, bool freeze,
              : status != STATUS_PAUSED)
     {
       container_release (&c);
-      return agentrt_error (err, EINVAL, "container `%s` is %s: cannot %s it",
+      return agentrt_error (err, 0, "container `%s` is %s: cannot %s it",
                             argv[1], container_status_name (status),
                             freeze ? "pause" : "resume");
     }

@@ -111,7 +111,7 @@ cmd_policy (struct global_options *g, int argc, char **argv,
   int c;
 
   if (argc < 2 || strcmp (argv[1], "explain") != 0)
-    return agentrt_error (err, EINVAL, "usage: agentrt policy explain "
+    return agentrt_error (err, 0, "usage: agentrt policy explain "
                           "[--bundle DIR] [--format text|json]");
   opterr = 0;
   optind = 0;
@@ -125,7 +125,7 @@ cmd_policy (struct global_options *g, int argc, char **argv,
         return cmd_option_error (argv + 1, c, err);
     }
   if (strcmp (format, "text") && strcmp (format, "json"))
-    return agentrt_error (err, EINVAL, "policy explain: invalid format `%s`",
+    return agentrt_error (err, 0, "policy explain: invalid format `%s`",
                           format);
   if (cmd_check_args (argc - 1, optind, 0, 0, "policy explain [--bundle DIR] "
                       "[--format text|json]", err) < 0)

@@ -121,7 +121,7 @@ print_table (char **ps_args, const pid_t *pids, size_t n, agentrt_error_t *err)
   while (waitpid (child, &status, 0) < 0 && errno == EINTR)
     ;
   if (col < 0)
-    return agentrt_error (err, EINVAL, "ps: no PID column in ps's output");
+    return agentrt_error (err, 0, "ps: no PID column in ps's output");
   return WIFEXITED (status) && WEXITSTATUS (status) == 0
              ? 0
              : agentrt_error (err, 0, "ps: the host's ps failed");
@@ -148,7 +148,7 @@ cmd_ps (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
       format = optarg;
     }
   if (strcmp (format, "table") && strcmp (format, "json"))
-    return agentrt_error (err, EINVAL, "ps: invalid format `%s`", format);
+    return agentrt_error (err, 0, "ps: invalid format `%s`", format);
   if (cmd_check_args (argc, optind, 1, 1 << 20, "ps [--format table|json] ID "
                       "[PS_ARGS...]", err) < 0)
     return -1;

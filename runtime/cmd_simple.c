@@ -86,7 +86,7 @@ cmd_kill (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
                                    err) < 0)
     return -1;
   if (argc - first == 2 && (sig = signal_parse (argv[first + 1])) < 0)
-    return agentrt_error (err, EINVAL, "kill: unknown signal `%s`",
+    return agentrt_error (err, 0, "kill: unknown signal `%s`",
                           argv[first + 1]);
   if (container_load (g, argv[first], &c, err) < 0)
     return -1;

@@ -65,7 +65,7 @@ parse_number (const char *s, const char *flag, bool size, int64_t *out,
   errno = 0;
   *out = strtoll (s, &end, 10);
   if (errno || end == s || *end)
-    return agentrt_error (err, EINVAL, "%s: `%s` is not a number", flag, s);
+    return agentrt_error (err, 0, "%s: `%s` is not a number", flag, s);
   return 0;
 }
 
@@ -166,7 +166,7 @@ apply (struct global_options *g, const char *id, const struct oci_resources *r,
   if (status == STATUS_STOPPED)
     {
       container_release (&c);
-      return agentrt_error (err, EINVAL, "container `%s` is stopped", id);
+      return agentrt_error (err, 0, "container `%s` is stopped", id);
     }
   cg = container_cgroup (&c, err);
   ret = cg ? cgroup_update (cg, r, &warnings, err)

@@ -425,10 +425,10 @@ check_request (const struct create_request *req, const struct oci_config *c,
 {
   if (c->process && c->process->terminal && req->console_socket == NULL
       && !req->keep_pty_master)
-    return agentrt_error (err, EINVAL, "process.terminal is true: "
+    return agentrt_error (err, 0, "process.terminal is true: "
                           "--console-socket is required");
   if (c->process && !c->process->terminal && req->console_socket)
-    return agentrt_error (err, EINVAL, "--console-socket given but "
+    return agentrt_error (err, 0, "--console-socket given but "
                           "process.terminal is false");
   return 0;
 }

@@ -193,9 +193,9 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
   cleanup_close int rootfd = -1;
 
   if (status == STATUS_STOPPED)
-    return agentrt_error (err, EINVAL, "cannot exec in a stopped container");
+    return agentrt_error (err, 0, "cannot exec in a stopped container");
   if (status == STATUS_PAUSED && !o->ignore_paused)
-    return agentrt_error (err, EINVAL, "cannot exec in a paused container "
+    return agentrt_error (err, 0, "cannot exec in a paused container "
                           "(use --ignore-paused to override)");
   ctx->config = container_config (ctx->c, err);
   if (ctx->config == NULL)
@@ -206,7 +206,7 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
   if (ctx->c->state->hardened && harden_exec (g, ctx, err) < 0)
     return -1;
   if (ctx->process->terminal && o->console_socket == NULL && o->detach)
-    return agentrt_error (err, EINVAL, "exec --tty --detach needs "
+    return agentrt_error (err, 0, "exec --tty --detach needs "
                           "--console-socket");
   rootfd = open (ctx->c->state->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (process_spec_build (ctx->process, rootfd, NULL, &ctx->spec, err) < 0)

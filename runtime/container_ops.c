@@ -176,7 +176,7 @@ container_start (struct container *c, agentrt_error_t *err)
   cleanup_close int pidfd = -1;
 
   if (status != STATUS_CREATED)
-    return agentrt_error (err, EINVAL, "cannot start a container in the %s "
+    return agentrt_error (err, 0, "cannot start a container in the %s "
                           "state", container_status_name (status));
   pidfd = proc_pidfd_open_checked (c->state->pid, c->state->pid_start);
   if (pidfd < 0)

@@ -37,23 +37,23 @@ check_namespaces (const struct oci_config *c, agentrt_error_t *err)
   bool userns = has_ns (c, OCI_NS_USER);
 
   if (!has_new_ns (c, OCI_NS_MOUNT))
-    return agentrt_error (err, EINVAL, "linux.namespaces: a new mount "
+    return agentrt_error (err, 0, "linux.namespaces: a new mount "
                           "namespace is required");
   if (has_new_ns (c, OCI_NS_USER) && (l->n_uid_mappings == 0 || l->n_gid_mappings == 0))
-    return agentrt_error (err, EINVAL, "linux.uidMappings: a new user "
+    return agentrt_error (err, 0, "linux.uidMappings: a new user "
                           "namespace needs uidMappings and gidMappings");
   if (!has_new_ns (c, OCI_NS_USER) && (l->n_uid_mappings || l->n_gid_mappings))
-    return agentrt_error (err, EINVAL, "linux.uidMappings: mappings need a "
+    return agentrt_error (err, 0, "linux.uidMappings: mappings need a "
                           "new user namespace");
   if (c->hostname && c->hostname[0] && !has_new_ns (c, OCI_NS_UTS))
-    return agentrt_error (err, EINVAL, "hostname: setting it needs a new uts "
+    return agentrt_error (err, 0, "hostname: setting it needs a new uts "
                           "namespace");
   if (c->domainname && c->domainname[0] && !has_new_ns (c, OCI_NS_UTS))
-    return agentrt_error (err, EINVAL, "domainname: setting it needs a new "
+    return agentrt_error (err, 0, "domainname: setting it needs a new "
                           "uts namespace");
   if ((l->time_offset_boottime.present || l->time_offset_monotonic.present)
       && !has_new_ns (c, OCI_NS_TIME))
-    return agentrt_error (err, EINVAL, "linux.timeOffsets: need a new time "
+    return agentrt_error (err, 0, "linux.timeOffsets: need a new time "
                           "namespace");
   (void) userns;
   return 0;
@@ -107,14 +107,14 @@ create_plan_sysctls (const struct oci_config *config, struct sysctl_entry **out,
       if (ns < 0)
         {
           free (list);
-          return agentrt_error (err, EINVAL, "linux.sysctl: `%s` is not a "
+          return agentrt_error (err, 0, "linux.sysctl: `%s` is not a "
                                 "namespaced sysctl", key);
         }
       if (ns == OCI_NS_NETWORK ? !has_ns (config, OCI_NS_NETWORK)
                                : !has_new_ns (config, ns))
         {
           free (list);
-          return agentrt_error (err, EINVAL, "linux.sysctl: `%s` needs the "
+          return agentrt_error (err, 0, "linux.sysctl: `%s` needs the "
                                 "container's own %s namespace", key,
                                 oci_namespace_type_name (ns));
         }
@@ -131,7 +131,7 @@ create_plan_sysctls (const struct oci_config *config, struct sysctl_entry **out,
   return 0;
 bad_key:
   free (list);
-  return agentrt_error (err, EINVAL, "linux.sysctl: invalid key `%s`",
+  return agentrt_error (err, 0, "linux.sysctl: invalid key `%s`",
                         sys->items[i].key);
 }
 
@@ -144,7 +144,7 @@ open_rootfs (const struct oci_config *config, const char *bundle,
   struct stat st;
 
   if (path == NULL || path[0] == '\0')
-    return agentrt_error (err, EINVAL, "root.path: required");
+    return agentrt_error (err, 0, "root.path: required");
   if (path[0] != '/')
     path = joined = xasprintf ("%s/%s", bundle, path);
   plan->rootfs = realpath (path, NULL);
@@ -154,7 +154,7 @@ open_rootfs (const struct oci_config *config, const char *bundle,
   if (plan->rootfd < 0 || fstat (plan->rootfd, &st) < 0)
     return agentrt_error (err, errno, "root.path: `%s`", plan->rootfs);
   if (strcmp (plan->rootfs, "/") == 0)
-    return agentrt_error (err, EINVAL, "root.path: the host's `/` cannot be "
+    return agentrt_error (err, 0, "root.path: the host's `/` cannot be "
                           "a container's root");
   return 0;
 }
@@ -218,7 +218,7 @@ parse_propagation (const char *name, unsigned long *flags, agentrt_error_t *err)
         *flags = table[i].flags;
         return 0;
       }
-  return agentrt_error (err, EINVAL, "linux.rootfsPropagation: unknown value "
+  return agentrt_error (err, 0, "linux.rootfsPropagation: unknown value "
                         "`%s`", name);
 }
 
@@ -280,10 +280,10 @@ plan_process (const struct oci_config *config,
       else if (strcmp (pers->domain, "LINUX32") == 0)
         spec->personality = 0x0008;
       else
-        return agentrt_error (err, EINVAL, "linux.personality.domain: unknown "
+        return agentrt_error (err, 0, "linux.personality.domain: unknown "
                               "domain `%s`", pers->domain);
       if (pers->flags.len)
-        return agentrt_error (err, EINVAL, "linux.personality.flags: no flag "
+        return agentrt_error (err, 0, "linux.personality.flags: no flag "
                               "is supported");
       spec->has_personality = true;
     }
@@ -336,10 +336,10 @@ create_plan_build (const struct oci_config *config,
   ns_plan_build (NULL, &plan->ns, NULL);
 
   if (config->process == NULL)
-    return agentrt_error (err, EINVAL, "process: required to create a "
+    return agentrt_error (err, 0, "process: required to create a "
                           "container");
   if (config->linux_cfg == NULL)
-    return agentrt_error (err, EINVAL, "linux: required on Linux");
+    return agentrt_error (err, 0, "linux: required on Linux");
   if (check_namespaces (config, err) < 0
       || ns_plan_build (config->linux_cfg, &plan->ns, err) < 0
       || plan_rootfs (config, opts, plan, err) < 0

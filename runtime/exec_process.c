@@ -17,7 +17,7 @@ parse_id (const char *s, uint32_t *out, const char *what, agentrt_error_t *err)
   errno = 0;
   v = strtoul (s, &end, 10);
   if (errno || end == s || *end || v > UINT32_MAX || s[0] == '-')
-    return agentrt_error (err, EINVAL, "%s: `%s` is not a numeric id", what, s);
+    return agentrt_error (err, 0, "%s: `%s` is not a numeric id", what, s);
   *out = (uint32_t) v;
   return 0;
 }
@@ -62,7 +62,7 @@ apply_flags (struct oci_process *p, const struct exec_options *o,
   for (i = 0; i < o->env.len; i++)
     {
       if (strchr (o->env.items[i], '=') == NULL)
-        return agentrt_error (err, EINVAL, "--env: `%s` is not NAME=VALUE",
+        return agentrt_error (err, 0, "--env: `%s` is not NAME=VALUE",
                               o->env.items[i]);
       env_set (&p->env, o->env.items[i]);
     }
@@ -140,7 +140,7 @@ exec_process_build (const struct exec_options *opts,
       return p;
     }
   if (opts->command == NULL || opts->command[0] == NULL)
-    return agentrt_error (err, EINVAL, "exec: a command or --process is "
+    return agentrt_error (err, 0, "exec: a command or --process is "
                           "required"), NULL;
   p = container ? oci_process_dup (container) : xzalloc (sizeof *p);
   if (p->cwd == NULL)

@@ -256,7 +256,7 @@ plan_bind_source (struct mount_plan *plan, struct mount_step *step,
   const char *src = m->source;
 
   if (src == NULL || src[0] == '\0')
-    return agentrt_error (err, EINVAL, "mounts[%zu].source: a bind mount "
+    return agentrt_error (err, 0, "mounts[%zu].source: a bind mount "
                           "needs a source", index);
   if (src[0] != '/')
     src = plan_keep (plan, xasprintf ("%s/%s", bundle, src));
@@ -298,7 +298,7 @@ plan_one (struct mount_plan *plan, const struct oci_mount *m,
     return plan_bind_source (plan, step, m, bundle, index, err);
 
   if (m->type == NULL || m->type[0] == '\0')
-    return agentrt_error (err, EINVAL, "mounts[%zu].type: required for a "
+    return agentrt_error (err, 0, "mounts[%zu].type: required for a "
                           "mount that is not a bind mount", index);
   if (strcmp (m->type, "cgroup") == 0)
     step->kind = MOUNT_KIND_CGROUP;

@@ -77,7 +77,7 @@ ns_plan_build (const struct oci_linux *lnx, struct ns_plan *out,
         {
           close (fd);
           ns_plan_close (out);
-          return agentrt_error (err, EINVAL, "linux.namespaces[%zu].path: `%s` "
+          return agentrt_error (err, 0, "linux.namespaces[%zu].path: `%s` "
                                 "is not a %s namespace", i, ns->path,
                                 oci_namespace_type_name (ns->type));
         }

@@ -58,7 +58,7 @@ build_scheduler (const struct oci_scheduler *s, struct sched_settings *out,
         found = true;
       }
   if (!found)
-    return agentrt_error (err, EINVAL, "process.scheduler.policy: unknown "
+    return agentrt_error (err, 0, "process.scheduler.policy: unknown "
                           "policy `%s`", s->policy);
   for (i = 0; i < s->flags.len; i++)
     {
@@ -66,7 +66,7 @@ build_scheduler (const struct oci_scheduler *s, struct sched_settings *out,
         if (strcmp (s->flags.items[i], sched_flags[j].name) == 0)
           break;
       if (j == sizeof sched_flags / sizeof sched_flags[0])
-        return agentrt_error (err, EINVAL, "process.scheduler.flags[%zu]: "
+        return agentrt_error (err, 0, "process.scheduler.flags[%zu]: "
                               "unknown flag `%s`", i, s->flags.items[i]);
       out->flags |= sched_flags[j].flag;
     }
@@ -89,10 +89,10 @@ build_ioprio (const struct oci_io_priority *p, int *out, agentrt_error_t *err)
   else if (strcmp (p->klass, "IOPRIO_CLASS_IDLE") == 0)
     klass = IOPRIO_CLASS_IDLE;
   else
-    return agentrt_error (err, EINVAL, "process.ioPriority.class: unknown "
+    return agentrt_error (err, 0, "process.ioPriority.class: unknown "
                           "class `%s`", p->klass);
   if (p->priority < 0 || p->priority > 7)
-    return agentrt_error (err, EINVAL, "process.ioPriority.priority: must be "
+    return agentrt_error (err, 0, "process.ioPriority.priority: must be "
                           "between 0 and 7");
   *out = IOPRIO_PRIO_VALUE (klass, p->priority);
   return 0;
@@ -131,7 +131,7 @@ parse_cpu_list (const char *list, cpu_set_t *set, const char *field,
     }
   return 0;
 bad:
-  return agentrt_error (err, EINVAL, "%s: invalid cpu list `%s`", field, list);
+  return agentrt_error (err, 0, "%s: invalid cpu list `%s`", field, list);
 }
 
 static bool
@@ -263,7 +263,7 @@ process_spec_build (const struct oci_process *process, int rootfd,
 
   memset (out, 0, sizeof *out);
   if (process->args.len == 0)
-    return agentrt_error (err, EINVAL, "process.args: must not be empty");
+    return agentrt_error (err, 0, "process.args: must not be empty");
   build_identity (process, out, err);
   out->rlimits = xreallocarray (NULL, process->n_rlimits + 1,
                                 sizeof *out->rlimits);
@@ -418,12 +418,18 @@ process_enter_cwd (const struct process_spec *spec, struct child_error *cerr)
   return 0;
 }
 
-static bool
-is_executable (const char *path)
+/* Like runc's lookup: a regular file with an execute bit.  It runs before
+ * the bundle's seccomp filter and the user switch, so it asks nothing of
+ * the kernel but stat; execve has the last word on permissions. */
+static int
+executable_error (const char *path)
 {
   struct stat st;
-  return stat (path, &st) == 0 && S_ISREG (st.st_mode)
-         && faccessat (AT_FDCWD, path, X_OK, AT_EACCESS) == 0;
+  if (stat (path, &st) < 0)
+    return errno;
+  if (!S_ISREG (st.st_mode) || (st.st_mode & 0111) == 0)
+    return EACCES;
+  return 0;
 }
 
 static const char *
@@ -445,11 +451,13 @@ process_find_executable (const struct process_spec *spec, char *buf,
 
   if (strchr (name, '/'))
     {
-      if ((size_t) snprintf (buf, len, "%s", name) >= len)
+      /* a relative path is taken from process.cwd, which is not entered yet */
+      int n = name[0] == '/' ? snprintf (buf, len, "%s", name)
+                             : snprintf (buf, len, "%s/%s", spec->cwd, name);
+      if (n < 0 || (size_t) n >= len)
         return child_error (cerr, ENAMETOOLONG, "exec `%s`", name);
-      if (!is_executable (buf))
-        return child_error (cerr, errno ? errno : EACCES, "exec `%s`", name);
-      return 0;
+      int e = executable_error (buf);
+      return e ? child_error (cerr, e, "exec `%s`", name) : 0;
     }
   for (p = env_path (spec->envp); ; )
     {
@@ -457,12 +465,12 @@ process_find_executable (const struct process_spec *spec, char *buf,
       /* an empty PATH entry means the current directory */
       int n = snprintf (buf, len, "%.*s/%s", dirlen ? (int) dirlen : 1,
                         dirlen ? p : ".", name);
-      if (n > 0 && (size_t) n < len && is_executable (buf))
+      if (n > 0 && (size_t) n < len && executable_error (buf) == 0)
         return 0;
       if (p[dirlen] == '\0')
         break;
       p += dirlen + 1;
     }
-  return child_error (cerr, ENOENT, "exec: \"%s\": executable file not found "
+  return child_error (cerr, 0, "exec: \"%s\": executable file not found "
                       "in $PATH", name);
 }

@@ -136,13 +136,14 @@ process_stage_prepare (const struct process_stage *ps, int procfd, char *exe,
   /* Nothing but the preserved fds may reach the container's program. */
   if (syscall (SYS_close_range, 3 + p->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
     return child_error (cerr, errno, "mark fds close-on-exec");
+  /* Before any filter: the bundle's may not allow the lookup's stat(2). */
+  if (process_find_executable (p, exe, exe_len, cerr) < 0)
+    return -1;
   /* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN: do it
    * before the capabilities go; with it, as late as possible. */
   if (!p->no_new_privileges && load_seccomp (ps, cerr) < 0)
     return -1;
   if (process_switch_user (p, cerr) < 0 || process_enter_cwd (p, cerr) < 0)
-    return -1;
-  if (process_find_executable (p, exe, exe_len, cerr) < 0)
     return -1;
   if (p->no_new_privileges && load_seccomp (ps, cerr) < 0)
     return -1;

@@ -76,7 +76,7 @@ state_dir_create (const char *root, const char *id, struct state_dir *out,
   cleanup_close int dirfd = -1;
 
   if (!state_id_valid (id))
-    return agentrt_error (err, EINVAL, "invalid container id `%s`", id);
+    return agentrt_error (err, 0, "invalid container id `%s`", id);
   if (mkdir_p (root, 0700, err) < 0)
     return -1;
   rootfd = open (root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -117,7 +117,7 @@ state_dir_open (const char *root, const char *id, struct state_dir *out,
   cleanup_close int dirfd = -1;
 
   if (!state_id_valid (id))
-    return agentrt_error (err, EINVAL, "invalid container id `%s`", id);
+    return agentrt_error (err, 0, "invalid container id `%s`", id);
   path = xasprintf ("%s/%s", root, id);
   dirfd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   if (dirfd < 0)
@@ -205,7 +205,7 @@ state_dir_read (struct state_dir *dir, const char *name, size_t *len,
   if (fd < 0)
     return agentrt_error (err, errno, "read `%s/%s`", dir->path, name), NULL;
   if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
-    return agentrt_error (err, EINVAL, "`%s/%s` is not a regular file",
+    return agentrt_error (err, 0, "`%s/%s` is not a regular file",
                           dir->path, name), NULL;
   if (st.st_size > 0)
     cap = (size_t) st.st_size + 1;
