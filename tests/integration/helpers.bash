@@ -28,10 +28,37 @@ runtime_name ()
   printf '%s\n' "$_RUNTIME_NAME"
 }
 
-# runtime ARGS...: the runtime with this test's private --root.
+_RUNTIME_NAME=$(runtime_name)
+
+# runtime ARGS...: the runtime with this test's private --root (and
+# RUNTIME_ARGS, see use_policy).
 runtime ()
 {
-  timeout -k 5 "$RUNTIME_TIMEOUT" "$RUNTIME" --root "$ROOT" "$@"
+  timeout -k 5 "$RUNTIME_TIMEOUT" "$RUNTIME" --root "$ROOT" "${RUNTIME_ARGS[@]}" "$@"
+}
+
+# use_policy off|default|FILE: the admin policy agentrt runs with (other
+# runtimes have none).  `off` (what setup_bundle picks) is a policy with
+# "hardening": "off": the bundle runs as written, like runc would, which
+# is what the runtime-core tests check; the hardening tests choose
+# `default` (built-in defaults or /etc/agentrt/policy.json) or a FILE.
+# The audit trail goes to the test's directory either way.
+use_policy ()
+{
+  RUNTIME_ARGS=()
+  [[ $_RUNTIME_NAME == agentrt ]] || return 0
+  case $1 in
+    off)
+      AGENTRT_POLICY=$BATS_TEST_TMPDIR/policy-off.json
+      jq -n --arg audit "$BATS_TEST_TMPDIR/audit" \
+        '{version: 1, hardening: "off", audit: {dir: $audit}}' >"$AGENTRT_POLICY"
+      RUNTIME_ARGS=(--policy "$AGENTRT_POLICY") ;;
+    default)
+      AGENTRT_POLICY= ;;
+    *)
+      AGENTRT_POLICY=$1
+      RUNTIME_ARGS=(--policy "$AGENTRT_POLICY") ;;
+  esac
 }
 
 # rt ARGS...: like bats' `run runtime ARGS...` (sets status, output, lines)
@@ -77,6 +104,7 @@ setup_bundle ()
   ROOT=$BATS_TEST_TMPDIR/state
   CLEANUP_CMDS=()
   mkdir -p "$ROOT" "$BUNDLE"
+  use_policy off
   copy_rootfs "$(rootfs_cache)" "$ROOTFS" || return 1
   jq --arg tag "AGENTRT_TEST_TAG=$CT_ID" \
     '.process.args = ["sleep", "inf"] | .process.env += [$tag]' \

@@ -90,7 +90,7 @@ setup ()
 
 @test "log: the error is printed on stderr as well" {
   requires root
-  run "$RUNTIME" --root "$ROOT" --log "$LOGF" --log-format json create --bundle "$BATS_TEST_TMPDIR/nope" "$CT_ID"
+  run "$RUNTIME" --root "$ROOT" "${RUNTIME_ARGS[@]}" --log "$LOGF" --log-format json create --bundle "$BATS_TEST_TMPDIR/nope" "$CT_ID"
   [[ $status -ne 0 ]]
   [[ $output == *nope* ]] || fail "stderr: $output"
 }

@@ -62,7 +62,7 @@ run_with_fds ()
   # LISTEN_PID must name the runtime's own pid: exec it from a subshell.
   out=$(
     export LISTEN_FDS=1 LISTEN_PID=$BASHPID
-    exec "$RUNTIME" --root "$ROOT" run --bundle "$BUNDLE" "$CT_ID" 3<"$BATS_TEST_TMPDIR/in3" </dev/null 2>&1
+    exec "$RUNTIME" --root "$ROOT" "${RUNTIME_ARGS[@]}" run --bundle "$BUNDLE" "$CT_ID" 3<"$BATS_TEST_TMPDIR/in3" </dev/null 2>&1
   )
   [[ $out == *"fds=1 pid=1"* ]] || fail "$out"
   [[ $out == *activated* ]] || fail "$out"
