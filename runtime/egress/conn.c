@@ -22,6 +22,7 @@
 #define LINGER_MS 2000
 #define LINGER_MAX_BYTES (64 * 1024)
 #define ACCEPT_BATCH 64
+#define IDLE_TRIM_MS 2000
 /* Refusals beyond --max-conns that may linger (bounded memory). */
 #define OVER_LIMIT_LINGER 64
 
@@ -75,12 +76,11 @@ finish_record (struct conn *c, const char *reason)
 }
 
 static void
-close_fd (struct egress *eg, struct endpoint *ep)
+close_fd (struct endpoint *ep)
 {
   if (ep->fd < 0)
     return;
-  epoll_ctl (eg->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
-  close (ep->fd);
+  close (ep->fd); /* also leaves the epoll set: the fd is never duplicated */
   ep->fd = -1;
   ep->readable = ep->writable = false;
 }
@@ -109,8 +109,8 @@ conn_close (struct conn *c, const char *reason)
   c->dead = true;
   resolver_cancel (c);
   finish_record (c, reason);
-  close_fd (eg, &c->client);
-  close_fd (eg, &c->upstream);
+  close_fd (&c->client);
+  close_fd (&c->upstream);
   flow_reset (eg, &c->up);
   flow_reset (eg, &c->down);
   if (c->prev)
@@ -132,7 +132,7 @@ conn_close_upstream (struct conn *c, const char *reason)
 
   resolver_cancel (c);
   finish_record (c, reason);
-  close_fd (eg, &c->upstream);
+  close_fd (&c->upstream);
   flow_reset (eg, &c->down);
   /* Keep what the client already sent: it may be its next request. */
   flow_drop_output (eg, &c->up);
@@ -150,9 +150,8 @@ conn_reap (struct egress *eg)
       eg->graveyard = c->next;
       free (c);
     }
-  /* Idle again: give the memory of the last burst back. */
   if (reaped && eg->nconns == 0)
-    malloc_trim (0);
+    eg->idle_since_ms = eg->now_ms;
 }
 
 void
@@ -163,16 +162,26 @@ conn_close_all (struct egress *eg)
   conn_reap (eg);
 }
 
+/* Moves both directions until neither can progress.  Called again from
+ * inside (a connect that completed at once), it only asks for another
+ * round. */
 static void
 conn_pump (struct conn *c)
 {
+  if (c->in_pump)
+    {
+      c->repump = true;
+      return;
+    }
+  c->in_pump = true;
   do
     {
       c->repump = false;
       if (!flow_pump (c, &c->up) || !flow_pump (c, &c->down))
-        return;
+        break;
     }
   while (c->repump);
+  c->in_pump = false;
 }
 
 /* After a reply the proxy made up: send it, half-close, then discard
@@ -229,7 +238,7 @@ conn_reply_close (struct conn *c, const char *decision, const char *reason,
       memmove (pending, pending + c->down.out_off, plen);
     }
   resolver_cancel (c);
-  close_fd (c->eg, &c->upstream);
+  close_fd (&c->upstream);
   flow_reset (c->eg, &c->up);
   flow_reset (c->eg, &c->down);
   flow_set_out (&c->down, pending, plen, false);
@@ -263,7 +272,7 @@ connect_done (struct conn *c)
     return;
   if (err)
     {
-      close_fd (c->eg, &c->upstream);
+      close_fd (&c->upstream);
       connect_next (c);
       return;
     }
@@ -318,11 +327,9 @@ watch (struct conn *c, struct endpoint *ep, int fd)
     .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
     .data.ptr = &ep->ev,
   };
-  int one = 1;
 
   ep->fd = fd;
   ep->readable = ep->writable = false;
-  setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof (one));
   return epoll_ctl (c->eg->epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
@@ -338,6 +345,7 @@ connect_next (struct conn *c)
 
       if (fd < 0)
         break;
+      (void) setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof (int));
       if (connect (fd, (struct sockaddr *) &ss, len) < 0 && errno != EINPROGRESS)
         {
           close (fd);
@@ -350,7 +358,17 @@ connect_next (struct conn *c)
           break;
         }
       c->phase = PHASE_CONNECTING;
-      return;
+      /* A near peer (loopback, the same host) may be connected already:
+       * asking again saves a trip through epoll. */
+      if (connect (fd, (struct sockaddr *) &ss, len) == 0 || errno == EISCONN)
+        {
+          c->upstream.writable = true;
+          connect_done (c);
+          return;
+        }
+      if (errno == EALREADY || errno == EINPROGRESS)
+        return;
+      close_fd (&c->upstream);
     }
   target_fail (c, 502, SOCKS5_REFUSED, "allow", "connect-failed");
 }
@@ -490,6 +508,7 @@ conn_accept (struct egress *eg, int lfd, enum conn_kind kind)
   for (int i = 0; i < ACCEPT_BATCH; i++)
     {
       int fd = accept4 (lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      struct conn *c;
 
       if (fd < 0)
         {
@@ -503,12 +522,15 @@ conn_accept (struct egress *eg, int lfd, enum conn_kind kind)
         drop_over_limit (eg, fd, kind);
       else if (eg->nconns >= eg->opt.max_conns)
         {
-          struct conn *c = conn_new (eg, fd, kind);
-          if (c)
+          if ((c = conn_new (eg, fd, kind)) != NULL)
             refuse_over_limit (c);
         }
-      else
-        conn_new (eg, fd, kind);
+      else if ((c = conn_new (eg, fd, kind)) != NULL)
+        {
+          /* The listeners defer accept until data came: read it now. */
+          c->client.readable = true;
+          conn_pump (c);
+        }
     }
 }
 
@@ -540,4 +562,12 @@ conn_timers (struct egress *eg)
     }
   if (eg->listeners_paused)
     resume_listeners (eg);
+  /* Idle for a while: give the pipes and the memory of the last burst
+   * back (not at once: sequential connections would pay for it each). */
+  if (eg->idle_since_ms && eg->nconns == 0 && eg->now_ms - eg->idle_since_ms >= IDLE_TRIM_MS)
+    {
+      eg->idle_since_ms = 0;
+      pipes_free (eg);
+      malloc_trim (0);
+    }
 }

@@ -32,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -46,7 +48,9 @@
 #define TICK_MS 250
 #define MAX_EVENTS 256
 #define DEFAULT_UID 65534
-#define PIPE_SIZE (256 * 1024)
+/* Pipe capacity asked for; the kernel keeps its default when the user's
+ * pipe quota (fs.pipe-user-pages-soft) is used up. */
+#define PIPE_SIZE (1024 * 1024)
 
 #define container_of(p, type, member) ((type *) ((char *) (p) - offsetof (type, member)))
 
@@ -196,6 +200,10 @@ check_listener (int fd, const char *what, agentrt_error_t *err)
     return agentrt_error (err, errno, "%s fd %d", what, fd);
   if (!listening || type != SOCK_STREAM || (domain != AF_INET && domain != AF_INET6))
     return agentrt_error (err, EINVAL, "%s fd %d is not a listening TCP socket", what, fd);
+  /* Both protocols start with the client talking: wake up only then.
+   * Accepted sockets inherit TCP_NODELAY from the listener. */
+  (void) setsockopt (fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &(int){ 5 }, sizeof (int));
+  (void) setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof (int));
   flags = fcntl (fd, F_GETFL);
   if (flags < 0 || fcntl (fd, F_SETFL, flags | O_NONBLOCK) < 0
       || fcntl (fd, F_SETFD, FD_CLOEXEC) < 0)
@@ -302,7 +310,7 @@ run (struct egress *eg)
   eg->now_ms = egress_now_ms ();
   while (!eg->stop)
     {
-      int timeout = (eg->nconns || eg->dns_pending) ? TICK_MS : -1;
+      int timeout = (eg->nconns || eg->dns_pending || eg->idle_since_ms) ? TICK_MS : -1;
       int n = epoll_wait (eg->epfd, events, MAX_EVENTS, timeout);
 
       eg->now_ms = egress_now_ms ();

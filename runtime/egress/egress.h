@@ -63,6 +63,7 @@ struct egress
   unsigned nfree_pipes;
   int pipe_size;
   uint64_t now_ms;
+  uint64_t idle_since_ms; /* no connection since then; 0 once trimmed */
   bool stop, listeners_paused;
   struct ev_handler http_ev, socks_ev, pidfd_ev, signal_ev;
 };
@@ -133,7 +134,7 @@ struct conn
   const char *proto; /* audit: "http", "connect", "socks5" */
   struct endpoint client, upstream;
   struct flow up, down; /* client -> upstream, upstream -> client */
-  bool dead, repump;
+  bool dead, repump, in_pump;
 
   /* The destination of the current (or last) upstream connection. */
   struct host host;

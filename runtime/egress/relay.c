@@ -17,7 +17,9 @@
 #include "common/xalloc.h"
 #include "egress.h"
 
-#define MAX_FREE_PIPES 16
+/* Free pipes kept for the next transfer; all of them are closed when the
+ * proxy is idle, since they count against the user's pipe quota. */
+#define MAX_FREE_PIPES 8
 #define PIPE_DEFAULT_SIZE 65536
 
 enum

@@ -302,14 +302,18 @@ run (int server, int proxy, int pid, long long bytes, int conns)
           bytes / d / 1048576, bytes / p / 1048576, d / p);
   printf ("proxy cpu: %.2f s per GiB\n", cpu / 3 / (bytes / 1073741824.0));
   connections (server, 0, 200);
-  dc = pc = 0;
+  dc = pc = cpu = 0;
   for (int round = 0; round < 4; round++)
     {
+      double c0;
       dc += connections (server, 0, 250) / 4;
+      c0 = proc_cpu (pid);
       pc += connections (server, proxy, 250) / 4;
+      cpu += proc_cpu (pid) - c0;
     }
   printf ("new connection (median): direct %.3f ms, via CONNECT %.3f ms, added %.3f ms\n",
           dc * 1e3, pc * 1e3, (pc - dc) * 1e3);
+  printf ("proxy cpu per new connection: %.3f ms\n", cpu / 1000 * 1e3);
   free (fds);
 }
 

@@ -8,10 +8,14 @@
                                   SOCKS5 greeting and request (ATYP 1, 3
                                   or 4); prints "reply N"
   client.py socks-auth PORT       offers only username/password auth
-  client.py hold PORT N           opens N connections, then one more,
-                                  and prints the extra one's reply
-  client.py idle PORT             connects, sends nothing, prints how
-                                  long the proxy took to close"""
+  client.py hold PORT N           opens N connections that send the start
+                                  of a request, then one more, and prints
+                                  the extra one's reply
+  client.py idle PORT             connects, sends the start of a request
+                                  and then nothing, prints how long the
+                                  proxy took to close
+(The listeners use TCP_DEFER_ACCEPT: a client that sends nothing at all is
+held by the kernel and never reaches the proxy.)"""
 import socket
 import struct
 import sys
@@ -73,6 +77,8 @@ def socks_auth(port):
 
 def hold(port, n):
     conns = [connect(port) for _ in range(n)]
+    for c in conns:
+        c.sendall(b"GET ")
     time.sleep(0.5)
     extra = connect(port)
     extra.sendall(b"GET http://web.test/ HTTP/1.1\r\nHost: web.test\r\n\r\n")
@@ -84,6 +90,7 @@ def hold(port, n):
 
 def idle(port):
     s = connect(port)
+    s.sendall(b"GET ")
     s.settimeout(30)
     t0 = time.time()
     read_all(s)
