@@ -77,6 +77,7 @@ container_state_to_json (const struct container_state *s, agentrt_error_t *err)
   json_kv_int (w, "sidecarPid", s->sidecar_pid);
   json_kv_uint (w, "sidecarStart", s->sidecar_start);
   json_kv_bool (w, "createdNewNetns", s->created_new_netns);
+  json_kv_bool (w, "hostMountNs", s->host_mount_ns);
   json_kv_bool (w, "hardened", s->hardened);
   write_optional_string (w, "egress", s->egress);
   write_optional_string (w, "egressAllow", s->egress_allow);
@@ -139,6 +140,8 @@ parse_state (const struct json_ctx *c, const struct json_node *obj,
                           &s->sidecar_start, NULL) < 0
       || json_member_bool (c, obj, NULL, "createdNewNetns", JSON_OPTIONAL,
                            &s->created_new_netns, NULL) < 0
+      || json_member_bool (c, obj, NULL, "hostMountNs", JSON_OPTIONAL,
+                           &s->host_mount_ns, NULL) < 0
       || json_member_bool (c, obj, NULL, "hardened", JSON_OPTIONAL,
                            &s->hardened, NULL) < 0
       || json_member_string (c, obj, NULL, "egress", JSON_OPTIONAL,

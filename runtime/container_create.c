@@ -330,6 +330,7 @@ prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   st->id = xstrdup (ctx->req->id);
   st->bundle = xstrdup (bundle);
   st->rootfs = xstrdup (ctx->plan.rootfs);
+  st->host_mount_ns = ctx->plan.init.rootfs.host_mount_ns;
   st->created = container_timestamp ();
   st->owner = xstrdup ("");
   for (i = 0; i < ctx->config->annotations.len; i++)

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -137,10 +138,12 @@ run_hooks_from_config (struct container *c, const char *kind,
   return r;
 }
 
-/* Waits until the init has opened the fifo and written its byte. */
+/* Waits until the init has written its byte to the fifo and then closed
+ * it by exec'ing the program (or by exiting). */
 static int
 await_fifo (int fifo, int pidfd, agentrt_error_t *err)
 {
+  bool released = false;
   for (;;)
     {
       struct pollfd p[2] = { { .fd = fifo, .events = POLLIN },
@@ -154,17 +157,21 @@ await_fifo (int fifo, int pidfd, agentrt_error_t *err)
             continue;
           return agentrt_error (err, errno, "wait for the container init");
         }
-      if (p[0].revents & POLLIN)
+      if (p[0].revents & (POLLIN | POLLHUP))
         {
           n = read (fifo, &byte, 1);
           if (n == 1)
-            return 0;
-          if (n < 0 && (errno == EAGAIN || errno == EINTR))
-            continue;
+            released = true;
+          else if (n == 0 && released)
+            return 0; /* exec'd (or exited: `state` tells) */
+          else if (n < 0 && errno != EAGAIN && errno != EINTR)
+            return agentrt_error (err, errno, "read the exec fifo");
         }
-      if (p[1].revents & POLLIN)
+      if ((p[1].revents & POLLIN) && !released)
         return agentrt_error (err, ESRCH, "the container init exited before "
                               "it was started");
+      if (p[1].revents & POLLIN)
+        return 0;
     }
 }
 
@@ -293,6 +300,12 @@ container_delete (struct container *c, bool force, agentrt_error_t *err)
     r = -1;
   if (c->state)
     stop_helpers (c);
+  /* The rootfs bind (and every mount below it) of a container that had no
+   * mount namespace lives in ours: detach it. */
+  if (r == 0 && c->state && c->state->host_mount_ns
+      && umount2 (c->state->rootfs, MNT_DETACH) < 0 && errno != EINVAL
+      && errno != ENOENT)
+    log_warning ("unmount `%s`: %s", c->state->rootfs, strerror (errno));
   cgroup_free (cg);
   if (r < 0)
     return -1;

@@ -36,21 +36,19 @@ check_namespaces (const struct oci_config *c, agentrt_error_t *err)
   const struct oci_linux *l = c->linux_cfg;
   bool userns = has_ns (c, OCI_NS_USER);
 
-  if (!has_new_ns (c, OCI_NS_MOUNT))
-    return agentrt_error (err, 0, "linux.namespaces: a new mount "
-                          "namespace is required");
   if (has_new_ns (c, OCI_NS_USER) && (l->n_uid_mappings == 0 || l->n_gid_mappings == 0))
     return agentrt_error (err, 0, "linux.uidMappings: a new user "
                           "namespace needs uidMappings and gidMappings");
   if (!has_new_ns (c, OCI_NS_USER) && (l->n_uid_mappings || l->n_gid_mappings))
     return agentrt_error (err, 0, "linux.uidMappings: mappings need a "
                           "new user namespace");
-  if (c->hostname && c->hostname[0] && !has_new_ns (c, OCI_NS_UTS))
-    return agentrt_error (err, 0, "hostname: setting it needs a new uts "
-                          "namespace");
-  if (c->domainname && c->domainname[0] && !has_new_ns (c, OCI_NS_UTS))
-    return agentrt_error (err, 0, "domainname: setting it needs a new "
-                          "uts namespace");
+  /* a joined uts namespace is the container's too (runc sets it there) */
+  if (c->hostname && c->hostname[0] && !has_ns (c, OCI_NS_UTS))
+    return agentrt_error (err, 0, "hostname: setting it needs a uts "
+                          "namespace of the container's own");
+  if (c->domainname && c->domainname[0] && !has_ns (c, OCI_NS_UTS))
+    return agentrt_error (err, 0, "domainname: setting it needs a uts "
+                          "namespace of the container's own");
   if ((l->time_offset_boottime.present || l->time_offset_monotonic.present)
       && !has_new_ns (c, OCI_NS_TIME))
     return agentrt_error (err, 0, "linux.timeOffsets: need a new time "
@@ -247,6 +245,10 @@ plan_rootfs (const struct oci_config *config,
   r->no_pivot = opts->no_pivot;
   r->readonly = config->root.readonly;
   r->ephemeral_size = opts->ephemeral_size;
+  /* Without a mount namespace of its own the container's mounts are made
+   * in the runtime's (as the runtime-spec says, and runc does): no
+   * propagation change, chroot instead of pivot_root. */
+  r->host_mount_ns = !has_ns (config, OCI_NS_MOUNT);
   r->masked_paths = (const char *const *) l->masked_paths.items;
   r->n_masked_paths = l->masked_paths.len;
   r->readonly_paths = (const char *const *) l->readonly_paths.items;

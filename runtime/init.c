@@ -153,7 +153,10 @@ fail:
   return -1;
 }
 
-/* Blocks until `agentrt start` opens the exec fifo for reading. */
+/* Blocks until `agentrt start` opens the exec fifo for reading.  The write
+ * end stays open (close-on-exec), so that `start` returns only once the
+ * program really runs: signals sent right after it reach the program, not
+ * this init, which as a namespace's pid 1 would drop them. */
 static int
 wait_for_start (const struct init_plan *plan, int procfd)
 {
@@ -170,7 +173,6 @@ wait_for_start (const struct init_plan *plan, int procfd)
       close (fd);
       return -1;
     }
-  close (fd);
   close (plan->exec_fifo_fd);
   return 0;
 }

@@ -434,7 +434,8 @@ rootfs_prepare (const struct rootfs_spec *spec, int *rootfd,
   /* Nothing done from here on may propagate back to the host, and the new
    * root must not be shared (pivot_root refuses it); rootfsPropagation is
    * applied to the new root once it is in place. */
-  if (mount (NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+  if (!spec->host_mount_ns
+      && mount (NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
     return child_error (cerr, errno, "set propagation of `/`");
 
   fd = open (spec->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -483,7 +484,13 @@ rootfs_pivot (const struct rootfs_spec *spec, int rootfd,
 {
   if (fchdir (rootfd) < 0)
     return child_error (cerr, errno, "chdir to rootfs");
-  if (spec->no_pivot)
+  if (spec->host_mount_ns)
+    {
+      /* pivot_root would move every process of the host's namespace */
+      if (chroot (".") < 0)
+        return child_error (cerr, errno, "chroot");
+    }
+  else if (spec->no_pivot)
     {
       if (mount (".", "/", NULL, MS_MOVE, NULL) < 0)
         return child_error (cerr, errno, "move rootfs to `/`");

@@ -19,6 +19,7 @@ struct rootfs_spec
   bool cgroup_ns;                /* the init has its own cgroup namespace */
   unsigned long root_propagation; /* MS_* | MS_REC, 0: default (rslave) */
   bool no_pivot;
+  bool host_mount_ns;            /* no mount namespace: chroot, no rslave */
   bool readonly;
   /* > 0: an ephemeral root, an overlay of the rootfs under a tmpfs of this
    * many bytes that disappears with the container (the image is never
