@@ -177,7 +177,7 @@ conn_pump (struct conn *c)
   do
     {
       c->repump = false;
-      if (!flow_pump (c, &c->up) || !flow_pump (c, &c->down))
+      if (c->phase == PHASE_LINGER || !flow_pump (c, &c->up) || !flow_pump (c, &c->down))
         break;
     }
   while (c->repump);

@@ -155,6 +155,7 @@ struct conn
   /* HTTP forward-proxy state. */
   int req_state, resp_state;
   bool head_request, client_close, upstream_close;
+  bool upstream_reused; /* the current request went to a kept-alive upstream */
 };
 
 /* conn.c */

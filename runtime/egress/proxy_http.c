@@ -142,9 +142,11 @@ request_head (struct conn *c, struct flow *f)
   if (rc == HTTP_PARSE_DONE && same_target (c, &r))
     {
       queue_request (c, f, &r);
+      c->upstream_reused = true;
       c->repump = true;
       return INSPECT_CONTINUE;
     }
+  c->upstream_reused = false;
   if (c->connected || c->dns)
     conn_close_upstream (c, "ok");
   if (!c->audit_open)
@@ -218,6 +220,14 @@ response_head (struct conn *c, struct flow *f)
 
   if (rc == HTTP_PARSE_MORE && !f->eof)
     return INSPECT_NEED_INPUT;
+  if (rc == HTTP_PARSE_MORE && f->len == 0 && c->upstream_reused)
+    {
+      /* The server closed its idle connection as the request went out.
+       * Closing the client's connection without an answer is what it
+       * would have seen from the server: it may retry on a new one. */
+      conn_close (c, "upstream-closed");
+      return INSPECT_STOP;
+    }
   if (rc != HTTP_PARSE_DONE || r.status == 101)
     {
       http_deny (c, 502, "allow",
