@@ -66,6 +66,20 @@ log ()
   printf '==> %s\n' "$*"
 }
 
+# quietly CMD...: run CMD with its output kept aside; shown only if it fails.
+quietly ()
+{
+  local out rc=0
+  out=$(mktemp)
+  "$@" >"$out" 2>&1 || rc=$?
+  if ((rc != 0)); then
+    tail -n 200 "$out"
+    echo "failed ($rc): $*" >&2
+  fi
+  rm -f "$out"
+  return "$rc"
+}
+
 # install_deps PKG...: apt-get install whatever dpkg does not list as
 # installed; silent (no apt-get at all) when everything is there.
 install_deps ()
@@ -94,15 +108,15 @@ build ()
   shift
   if [[ ! -x configure || configure.ac -nt configure ]]; then
     log "autogen"
-    ./autogen.sh >/dev/null
+    quietly ./autogen.sh
   fi
   mkdir -p "$dir"
   if [[ ! -f $dir/Makefile ]]; then
     log "configure $* (in $dir)"
-    (cd "$dir" && "$AGENTRT_TOP/configure" -q "$@")
+    (cd "$dir" && quietly "$AGENTRT_TOP/configure" "$@")
   fi
   log "make (in $dir)"
-  make -C "$dir" -s -j"$jobs"
+  quietly make -C "$dir" -j"$jobs"
 }
 
 unit_tests ()
