@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <dirent.h>
 #include <netinet/in.h>
@@ -274,6 +275,19 @@ do_environ (const char *needle)
   return blocked ("environ");
 }
 
+/* runas UID PROG ARGS...: drop to UID (and gid UID) and exec PROG: how
+ * an unprivileged process would run a planted setuid binary. */
+static int
+do_runas (const char *uid_s, char **argv)
+{
+  uid_t uid = (uid_t) atoi (uid_s);
+  if (setgroups (0, NULL) < 0 || setresgid (uid, uid, uid) < 0
+      || setresuid (uid, uid, uid) < 0)
+    return blocked ("drop to the user");
+  execv (argv[0], argv);
+  return blocked ("exec");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -301,8 +315,10 @@ main (int argc, char **argv)
     return do_balloon (arg);
   if (strcmp (cmd, "environ") == 0 && arg)
     return do_environ (arg);
+  if (strcmp (cmd, "runas") == 0 && argc > 3)
+    return do_runas (arg, argv + 3);
   fprintf (stderr, "usage: hardening-attack read PATH | unix PATH | ptrace PID"
            " | bpf | io_uring | socket KIND | userns | forks N | balloon MB"
-           " | environ NEEDLE\n");
+           " | environ NEEDLE | runas UID PROG ARGS...\n");
   return 2;
 }

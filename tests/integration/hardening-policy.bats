@@ -1,0 +1,134 @@
+#!/usr/bin/env bats
+# hardening-policy: ordinary work still succeeds under the hardening (work
+# dir, /tmp, HOME, busybox tools, ordinary env vars); run.agentrt.*
+# annotations with typos, or that loosen beyond the admin policy, refuse
+# the create and say which key and which policy field; an ephemeral root
+# takes writes in memory and leaves the image untouched.
+
+load helpers
+load helpers/hardening
+
+setup ()
+{
+  hardening_setup
+}
+
+teardown ()
+{
+  teardown_bundle
+}
+
+# create_refused WORD...: `create` failed, its message names every WORD,
+# and nothing of the container is left.
+create_refused ()
+{
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 ]] || fail "create succeeded"
+  local w
+  for w in "$@"; do
+    [[ $output == *"$w"* ]] || fail "the error does not name '$w': $output"
+  done
+  no_leftovers "$CT_ID"
+}
+
+@test "hardening: ordinary work succeeds (work dir, /tmp, HOME, tools, env)" {
+  local work=$BATS_TEST_TMPDIR/work
+  mkdir -p "$work"
+  printf 'input\n' >"$work/in.txt"
+  add_bind "$work" /work rw
+  add_env AWS_REGION=eu-west-3 "GIT_AUTHOR_NAME=Agent Smith" TOKENIZERS_PARALLELISM=false
+  run_ct sh -ec '
+    sed s/input/output/ /work/in.txt >/work/out.txt
+    echo tmp >/tmp/f && cat /tmp/f
+    echo home >"$HOME/.cache-file" && cat "$HOME/.cache-file"
+    echo shm >/dev/shm/f && cat /dev/shm/f
+    tar -czf /tmp/etc.tgz -C / etc && tar -tzf /tmp/etc.tgz | grep -c passwd
+    sha256sum /work/out.txt | awk "{ print length(\$1) }"
+    find /work -name "*.txt" | sort | wc -l
+    echo "$AWS_REGION|$GIT_AUTHOR_NAME|$TOKENIZERS_PARALLELISM"
+    ip -o addr show lo | grep -q 127.0.0.1 && echo lo-up'
+  check_status 0
+  for l in tmp home shm 1 64 2 "eu-west-3|Agent Smith|false" lo-up; do
+    has_line "$l"
+  done
+  [[ $(<"$work/out.txt") == output ]] || fail "the work dir was not written"
+}
+
+@test "hardening: a non-root agent gets a writable HOME of its own" {
+  update_config '.process.user = {uid: 1000, gid: 1000} | .process.env += ["HOME=/home/agent"]'
+  run_ct sh -c 'echo x >"$HOME/f" && cat "$HOME/f" && stat -c "%u %a" "$HOME"; echo x >/tmp/g && echo tmp-ok'
+  check_status 0
+  has_line x
+  has_line "1000 700"
+  has_line tmp-ok
+}
+
+@test "hardening: a typo in a run.agentrt annotation refuses the create" {
+  add_annotation run.agentrt.egres none
+  create_refused run.agentrt.egres
+  update_config 'del(.annotations["run.agentrt.egres"]) | .annotations["Run.Agentrt.Timeout"] = "5"'
+  create_refused Run.Agentrt.Timeout
+  # other annotations are not agentrt's business
+  update_config '.annotations = {"org.example.run.agentrt": "x", "io.kubernetes.pod": "p"}'
+  rt_ok create --bundle "$BUNDLE" "$CT_ID"
+}
+
+@test "hardening: an annotation that loosens beyond the policy is refused, naming both" {
+  add_annotation run.agentrt.rootfs writable
+  create_refused run.agentrt.rootfs rootfs.allowWritable
+
+  hardening_policy '.env.allowKeep = false'
+  update_config '.annotations = {"run.agentrt.env.keep": "GITHUB_TOKEN"}'
+  create_refused run.agentrt.env.keep env.allowKeep
+
+  hardening_policy '.egress.ceiling = ["*.allowed.test"]'
+  update_config '.annotations = {"run.agentrt.egress.allow": "api.allowed.test,evil.test"}'
+  create_refused run.agentrt.egress.allow egress.ceiling evil.test
+
+  hardening_policy '.limits.lifetime = "30m" | .limits.maxLifetime = "1h"'
+  update_config '.annotations = {"run.agentrt.timeout": "2h"}'
+  create_refused run.agentrt.timeout limits.maxLifetime
+
+  hardening_policy
+  update_config '.annotations = {"run.agentrt.egress.allow": "*.com"}'
+  create_refused run.agentrt.egress.allow "*.com"
+}
+
+@test "hardening: run.agentrt.env.keep lets a named variable through, recorded" {
+  new_canary
+  add_env "GITHUB_TOKEN=ghp_${CANARY}0123456789abcdefghij" "NPM_TOKEN=npm-$CANARY"
+  add_annotation run.agentrt.env.keep GITHUB_TOKEN
+  run_ct sh -c 'echo "gh=${GITHUB_TOKEN:+set} npm=${NPM_TOKEN:+set}"'
+  has_line "gh=set npm="
+  audit_events create | jq -e '.changes | any(.kind == "env-kept" and (.what | startswith("GITHUB_TOKEN")))' \
+    >/dev/null || fail "$(audit_events create)"
+  no_canary_in "$AUDIT_DIR"
+}
+
+@test "hardening: an ephemeral root takes writes in memory; the image is unchanged" {
+  hardening_policy '.rootfs.ephemeralSize = "16m"'
+  add_annotation run.agentrt.rootfs ephemeral
+  local before
+  before=$(cd "$ROOTFS" && find . -printf '%p %s %m\n' | sort | sha256sum)
+  set_cmd sh -c 'touch /bin/planted && echo "x:x:0:0::/:/bin/sh" >>/etc/passwd && rm /bin/ls \
+    && dd if=/dev/zero of=/big bs=1M count=8 2>/dev/null && echo writes-ok
+    dd if=/dev/zero of=/huge bs=1M count=32 2>&1 | grep -i -o "no space left"
+    awk "\$2 == \"/\" { print \$3 }" /proc/mounts; sleep inf'
+  start_ct
+  local tries=50
+  while ((tries-- > 0)) && ! grep -qi "no space" "$CT_OUT"; do sleep 0.1; done
+  output=$(<"$CT_OUT")
+  has_line writes-ok
+  has_line overlay
+  [[ ${output,,} == *"no space left"* ]] || fail "the upper layer is not size-limited: $output"
+  rt_ok exec "$CT_ID" sh -c 'ls /bin/planted && grep -c ^x: /etc/passwd'
+  # nothing of it on disk, neither in the image nor anywhere in the test dir
+  [[ $(cd "$ROOTFS" && find . -printf '%p %s %m\n' | sort | sha256sum) == "$before" ]] \
+    || fail "the image changed while the container runs"
+  [[ -z $(find "$BATS_TEST_TMPDIR" -xdev -size +4M) ]] || fail "the writes reached the disk"
+
+  rt_ok delete --force "$CT_ID"
+  [[ $(cd "$ROOTFS" && find . -printf '%p %s %m\n' | sort | sha256sum) == "$before" ]] \
+    || fail "the image changed after delete"
+  no_leftovers "$CT_ID"
+}
