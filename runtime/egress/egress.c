@@ -256,6 +256,34 @@ watch_fd (struct egress *eg, int fd, struct ev_handler *h, void (*fn) (struct ev
   return 0;
 }
 
+/* Closes every inherited fd above stderr that the contract does not name:
+ * a stray directory or socket fd from the runtime must not reach the
+ * sandbox (Landlock does not restrict fds opened before it). */
+static void
+close_other_fds (const struct egress_options *o)
+{
+  int keep[] = { o->http_fd, o->socks_fd, o->init_pidfd, o->audit_fd, o->resolv_fd, o->hosts_fd };
+  size_t n = sizeof (keep) / sizeof (*keep);
+  unsigned next = 3;
+
+  for (size_t i = 1; i < n; i++)
+    for (size_t k = i; k > 0 && keep[k - 1] > keep[k]; k--)
+      {
+        int t = keep[k];
+        keep[k] = keep[k - 1];
+        keep[k - 1] = t;
+      }
+  for (size_t i = 0; i < n; i++)
+    {
+      if (keep[i] < (int) next)
+        continue;
+      if ((unsigned) keep[i] > next)
+        close_range (next, (unsigned) keep[i] - 1, 0);
+      next = (unsigned) keep[i] + 1;
+    }
+  close_range (next, ~0U, 0);
+}
+
 static int
 setup (struct egress *eg, agentrt_error_t *err)
 {
@@ -263,6 +291,7 @@ setup (struct egress *eg, agentrt_error_t *err)
   size_t resolv_len = 0;
   sigset_t mask;
 
+  close_other_fds (&eg->opt);
   if (allowlist_parse (eg->opt.allow, eg->opt.allow_broad, &eg->allow, err) < 0)
     return -1;
   if (check_listener (eg->opt.http_fd, "--http-fd", err) < 0

@@ -71,6 +71,10 @@ def main():
         os.set_inheritable(fd, True)
         argv += [opt, str(fd)]
     argv += [a for a in extra if a != "--"]
+    # A stray inherited fd, as a careless runtime might leak one: the proxy
+    # must close it (tests/egress/run.sh checks).
+    stray = os.open(os.path.dirname(args.audit) or ".", os.O_RDONLY | os.O_DIRECTORY)
+    os.set_inheritable(stray, True)
     sys.stdout.flush()
     os.execv(args.proxy, argv)
 

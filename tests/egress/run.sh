@@ -123,6 +123,10 @@ expect "proxy runs as uid 65534" "65534" "$(awk '/^Uid:/{print $2, $3}' /proc/$P
 expect "proxy has no capabilities" "0000000000000000" "$(awk '/^CapEff:/{print $2}' /proc/$PROXY_PID/status)"
 expect "proxy is under seccomp" "Seccomp:	2" "$(grep '^Seccomp:' /proc/$PROXY_PID/status)"
 expect "proxy has no_new_privs" "NoNewPrivs:	1" "$(grep '^NoNewPrivs:' /proc/$PROXY_PID/status)"
+# Above stderr: two listeners, the pidfd, the audit file, epoll, signalfd.
+# launch.py also passed a stray fd (a directory): it must be gone.
+expect "proxy holds only its own fds" "<6 fds, 1 in /tmp>" \
+  "<$(ls /proc/$PROXY_PID/fd | awk '$1 > 2' | wc -l) fds, $(ls -l /proc/$PROXY_PID/fd | grep -c /tmp/) in /tmp>"
 
 # --- allowed ----------------------------------------------------------------
 P=http://127.0.0.1:3128
