@@ -126,7 +126,7 @@ expect "proxy has no_new_privs" "NoNewPrivs:	1" "$(grep '^NoNewPrivs:' /proc/$PR
 # Above stderr: two listeners, the pidfd, the audit file, epoll, signalfd.
 # launch.py also passed a stray fd (a directory): it must be gone.
 expect "proxy holds only its own fds" "<6 fds, 1 in /tmp>" \
-  "<$(ls /proc/$PROXY_PID/fd | awk '$1 > 2' | wc -l) fds, $(ls -l /proc/$PROXY_PID/fd | grep -c /tmp/) in /tmp>"
+  "<$(ls /proc/$PROXY_PID/fd | awk '$1 > 2' | wc -l) fds, $(ls -l /proc/$PROXY_PID/fd | awk '$9 > 2 && $11 ~ /^\/tmp\//' | wc -l) in /tmp>"
 
 # --- allowed ----------------------------------------------------------------
 P=http://127.0.0.1:3128
