@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -308,7 +309,14 @@ container_exec (const struct global_options *g, const struct exec_options *o,
   /* Signals wait in a signalfd from before the process exists. */
   sigfillset (&all);
   sigprocmask (SIG_BLOCK, &all, NULL);
-  r = prepare (g, &ctx, err) < 0 ? -1 : spawn_and_setup (&ctx, err);
+  /* The new process is in the container's pid namespace from clone to
+   * execve, with the container's credentials once they are applied: the
+   * container must not reach its memory or its /proc/PID/exe, which is
+   * this binary on the host (CVE-2019-5736). */
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    r = agentrt_error (err, errno, "prctl PR_SET_DUMPABLE");
+  else
+    r = prepare (g, &ctx, err) < 0 ? -1 : spawn_and_setup (&ctx, err);
   if (r < 0 && ctx.pid > 0)
     {
       kill (ctx.pid, SIGKILL);
