@@ -14,8 +14,12 @@
   client.py idle PORT             connects, sends the start of a request
                                   and then nothing, prints how long the
                                   proxy took to close
+  client.py garbage HTTP_PORT SOCKS_PORT SECONDS
+                                  sends mutated requests (random bytes,
+                                  cuts, byte-at-a-time, resets) for SECONDS
 (The listeners use TCP_DEFER_ACCEPT: a client that sends nothing at all is
 held by the kernel and never reaches the proxy.)"""
+import random
 import socket
 import struct
 import sys
@@ -97,6 +101,62 @@ def idle(port):
     print("closed after %.0f s" % (time.time() - t0))
 
 
+SEEDS = [
+    b"GET http://web.test/ HTTP/1.1\r\nHost: web.test\r\n\r\n",
+    b"CONNECT web.test:443 HTTP/1.1\r\nHost: web.test:443\r\n\r\nping",
+    b"POST http://web.test/echo HTTP/1.1\r\nHost: web.test\r\nTransfer-Encoding: chunked\r\n"
+    b"\r\n5\r\nhello\r\n0\r\n\r\n",
+    b"\x05\x01\x00\x05\x01\x00\x03\x08web.test\x00\x50",
+    b"\x05\x01\x00\x05\x01\x00\x01\xcb\x00\x71\x0a\x01\xbb",
+]
+
+
+def mutate(b):
+    b = bytearray(b)
+    for _ in range(random.randint(0, 6)):
+        op, i = random.random(), random.randrange(len(b) + 1)
+        if op < 0.3 and b:
+            b[random.randrange(len(b))] = random.randrange(256)
+        elif op < 0.5:
+            b[i:i] = bytes(random.randrange(256) for _ in range(random.randint(1, 8)))
+        elif op < 0.7 and b:
+            del b[i:i + random.randint(1, 8)]
+        elif op < 0.8:
+            b[i:i] = b[:random.randint(0, len(b))]
+        else:
+            b = b[:i]
+    return bytes(b)
+
+
+def garbage(http_port, socks_port, seconds):
+    random.seed(seconds)
+    end, n = time.time() + seconds, 0
+    while time.time() < end:
+        seed = random.choice(SEEDS)
+        data = mutate(seed)
+        try:
+            s = connect(socks_port if seed[0] == 5 else http_port)
+            if random.random() < 0.5:
+                s.sendall(data)
+            else:
+                for i in range(0, len(data), 3):
+                    s.sendall(data[i:i + 3])
+            if random.random() < 0.3:
+                s.shutdown(socket.SHUT_WR)
+            s.settimeout(0.3)
+            try:
+                s.recv(65536)
+            except OSError:
+                pass
+            if random.random() < 0.5:  # close with a reset
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.close()
+        except OSError:
+            pass
+        n += 1
+    print("sent %d" % n)
+
+
 def main():
     mode, port = sys.argv[1], int(sys.argv[2])
     if mode == "raw":
@@ -109,6 +169,8 @@ def main():
         hold(port, int(sys.argv[3]))
     elif mode == "idle":
         idle(port)
+    elif mode == "garbage":
+        garbage(port, int(sys.argv[3]), int(sys.argv[4]))
 
 
 if __name__ == "__main__":
