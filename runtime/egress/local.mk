@@ -45,5 +45,13 @@ agentrt_egress_SOURCES = \
 agentrt_egress_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
 agentrt_egress_LDADD = libegress.a liboci.a libcommon.a $(SECCOMP_LIBS)
 
-EXTRA_DIST += docs/egress.md tests/egress/run.sh \
-	tests/fuzz/fuzz-http.c tests/fuzz/fuzz-socks5.c tests/fuzz/fuzz-allowlist.c
+# End-to-end test of the binary in network namespaces of its own: needs
+# root (skips otherwise), takes about a minute.
+TESTS += tests/egress/run.sh
+
+EXTRA_DIST += docs/egress.md \
+	tests/egress/run.sh tests/egress/launch.py tests/egress/server.py \
+	tests/egress/client.py tests/egress/dns_server.py \
+	tests/egress/bench.c tests/egress/bench.sh \
+	tests/fuzz/fuzz-http.c tests/fuzz/fuzz-socks5.c tests/fuzz/fuzz-allowlist.c \
+	tests/fuzz/corpus/http tests/fuzz/corpus/socks5 tests/fuzz/corpus/allowlist
