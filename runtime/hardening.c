@@ -16,6 +16,7 @@
 #include "runtime/policy/host_view.h"
 #include "runtime/process_setup.h"
 #include "runtime/seccomp_cache.h"
+#include "runtime/state_store.h"
 
 int
 hardening_load_policy (const struct global_options *g,
@@ -66,8 +67,8 @@ compile_profile (const struct global_options *g, struct hardening *h,
 
   if (profile == NULL)
     return 0;
-  if (mkdir (g->root, 0700) < 0 && errno != EEXIST)
-    return agentrt_error (err, errno, "mkdir `%s`", g->root);
+  if (state_root_create (g->root, err) < 0)
+    return -1;
   h->agent_seccomp = seccomp_load_profile_cached (profile, cache, &notes, &hit,
                                                   err);
   for (i = 0; i < notes.len; i++)

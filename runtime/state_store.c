@@ -68,6 +68,12 @@ lock_dir (int dirfd, const char *path, agentrt_error_t *err)
 }
 
 int
+state_root_create (const char *root, agentrt_error_t *err)
+{
+  return mkdir_p (root, 0700, err);
+}
+
+int
 state_dir_create (const char *root, const char *id, struct state_dir *out,
                   agentrt_error_t *err)
 {
@@ -77,7 +83,7 @@ state_dir_create (const char *root, const char *id, struct state_dir *out,
 
   if (!state_id_valid (id))
     return agentrt_error (err, 0, "invalid container id `%s`", id);
-  if (mkdir_p (root, 0700, err) < 0)
+  if (state_root_create (root, err) < 0)
     return -1;
   rootfd = open (root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0)

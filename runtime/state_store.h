@@ -27,6 +27,11 @@ struct state_dir
  * a dot (names such as .seccomp-cache under --root are agentrt's). */
 bool state_id_valid (const char *id);
 
+/* Creates the state root and its missing parents (mode 0700), like runc:
+ * engines pass roots such as EXEC_ROOT/runtime-runc/moby before any
+ * container made them. */
+int state_root_create (const char *root, agentrt_error_t *err);
+
 /* Creates root/<id> atomically (appears already locked); error if it exists. */
 int state_dir_create (const char *root, const char *id, struct state_dir *out,
                       agentrt_error_t *err);
