@@ -11,6 +11,7 @@
 
 #include "common/cleanup.h"
 #include "runtime/cli.h"
+#include "runtime/cloned_binary.h"
 #include "runtime/commands.h"
 #include "runtime/log.h"
 
@@ -21,11 +22,12 @@ static const struct
   const char *name;
   cli_handler_t handler;
   const char *summary;
+  bool spawns; /* creates processes inside a container */
 } commands[] = {
-  { "create", cmd_create, "create a container from a bundle" },
+  { "create", cmd_create, "create a container from a bundle", true },
   { "start", cmd_start, "start the process of a created container" },
-  { "run", cmd_run, "create and start a container" },
-  { "exec", cmd_exec, "run a new process inside a container" },
+  { "run", cmd_run, "create and start a container", true },
+  { "exec", cmd_exec, "run a new process inside a container", true },
   { "state", cmd_state, "print the state of a container" },
   { "kill", cmd_kill, "send a signal to a container's init (or all)" },
   { "delete", cmd_delete, "delete a container" },
@@ -157,6 +159,7 @@ cli_main (int argc, char **argv)
   size_t i;
   int first, r;
 
+  cloned_binary_origin (); /* read (and clear) before anything runs */
   first = parse_globals (argc, argv, &g, &err);
   if (first == -1)
     return 0;
@@ -181,6 +184,13 @@ cli_main (int argc, char **argv)
   if (i == sizeof commands / sizeof commands[0])
     {
       agentrt_error (&err, 0, "unknown command `%s`", argv[first]);
+      log_error_message (err->msg);
+      return 1;
+    }
+  /* Verbs that start processes inside a container run from a sealed copy
+   * of the binary (CVE-2019-5736); the re-exec keeps argv as it is. */
+  if (commands[i].spawns && cloned_binary_ensure (argv, &err) < 0)
+    {
       log_error_message (err->msg);
       return 1;
     }

@@ -407,12 +407,14 @@ finish_setup (struct create_ctx *ctx, agentrt_error_t *err)
 
   if (set_oom_score_adj (ctx->state.pid, ctx->config->process, err) < 0)
     return -1;
-  ctx->hook_state[0] = state_memfd (&ctx->state, STATUS_CREATING, err);
+  /* Like runc, create-time hooks see the status "created": the container
+   * exists (its pid is known) though its program does not run yet. */
+  ctx->hook_state[0] = state_memfd (&ctx->state, STATUS_CREATED, err);
   if (ctx->hook_state[0] < 0)
     return -1;
-  ctx->hook_state[1] = state_memfd (&ctx->state, STATUS_CREATED, err);
+  ctx->hook_state[1] = dup (ctx->hook_state[0]);
   if (ctx->hook_state[1] < 0)
-    return -1;
+    return agentrt_error (err, errno, "dup");
   memset (&msg, 0, sizeof msg);
   msg.type = SYNC_CGROUP_DONE;
   if (sync_send (ctx->sock, &msg, ctx->hook_state, 2) < 0)

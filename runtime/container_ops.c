@@ -100,6 +100,14 @@ container_status (struct container *c)
   return frozen > 0 ? STATUS_PAUSED : STATUS_RUNNING;
 }
 
+static void
+warn_hook (const char *msg)
+{
+  log_warning ("%s", msg);
+}
+
+/* poststart and poststop hooks, from the config stored at create; their
+ * failures are warnings (the runtime-spec says so). */
 static int
 run_hooks_from_config (struct container *c, const char *kind,
                        enum container_status status)
@@ -109,7 +117,6 @@ run_hooks_from_config (struct container *c, const char *kind,
   cleanup_free char *json = NULL;
   const struct oci_hook_list *list;
   struct hook_set set;
-  struct child_error cerr = { 0 };
   int fd, r;
 
   if (config == NULL)
@@ -129,13 +136,10 @@ run_hooks_from_config (struct container *c, const char *kind,
       return -1;
     }
   hook_set_build (list, kind, c->state->bundle, &set);
-  r = hook_set_run (&set, fd, &cerr);
+  r = hook_set_run_all (&set, fd, warn_hook);
   hook_set_free (&set);
   close (fd);
-  /* The runtime-spec makes poststart and poststop failures warnings. */
-  if (r < 0)
-    log_warning ("%s", cerr.msg);
-  return r;
+  return r ? -1 : 0;
 }
 
 /* Waits until the init has written its byte to the fifo and then closed

@@ -132,24 +132,44 @@ wait_hook (pid_t pid, const struct hook_exec *h, const char *kind,
   return 0;
 }
 
+static int
+run_one (const struct hook_set *set, size_t i, int state_fd,
+         struct child_error *cerr)
+{
+  const struct hook_exec *h = &set->hooks[i];
+  pid_t pid = fork ();
+  if (pid < 0)
+    return child_error (cerr, errno, "%s hook `%s`: fork", set->kind, h->path);
+  if (pid == 0)
+    hook_child (h, set->cwd, state_fd);
+  return wait_hook (pid, h, set->kind, cerr);
+}
+
 int
 hook_set_run (const struct hook_set *set, int state_fd,
               struct child_error *cerr)
 {
   size_t i;
   for (i = 0; i < set->n; i++)
-    {
-      const struct hook_exec *h = &set->hooks[i];
-      pid_t pid = fork ();
-      if (pid < 0)
-        return child_error (cerr, errno, "%s hook `%s`: fork", set->kind,
-                            h->path);
-      if (pid == 0)
-        hook_child (h, set->cwd, state_fd);
-      if (wait_hook (pid, h, set->kind, cerr) < 0)
-        return -1;
-    }
+    if (run_one (set, i, state_fd, cerr) < 0)
+      return -1;
   return 0;
+}
+
+int
+hook_set_run_all (const struct hook_set *set, int state_fd,
+                  void (*warn) (const char *msg))
+{
+  struct child_error cerr;
+  int failed = 0;
+  size_t i;
+  for (i = 0; i < set->n; i++)
+    if (run_one (set, i, state_fd, &cerr) < 0)
+      {
+        warn (cerr.msg);
+        failed++;
+      }
+  return failed;
 }
 
 int

@@ -36,6 +36,12 @@ void hook_set_free (struct hook_set *set);
 int hook_set_run (const struct hook_set *set, int state_fd,
                   struct child_error *cerr);
 
+/* poststart and poststop: a failing hook is reported through warn() and
+ * the others still run (the runtime-spec makes these failures warnings).
+ * Returns the number of hooks that failed. */
+int hook_set_run_all (const struct hook_set *set, int state_fd,
+                      void (*warn) (const char *msg));
+
 /* Writes the state JSON into a new memfd for hook_set_run. */
 int hook_state_memfd (const char *json, agentrt_error_t *err);
 

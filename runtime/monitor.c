@@ -25,6 +25,7 @@
 #include "common/xalloc.h"
 #include "runtime/audit.h"
 #include "runtime/cgroup.h"
+#include "runtime/cloned_binary.h"
 #include "runtime/monitor.h"
 #include "runtime/proc_util.h"
 
@@ -44,16 +45,15 @@ char *
 monitor_egress_binary (void)
 {
   char self[PATH_MAX];
-  ssize_t n;
+  const char *origin = cloned_binary_origin ();
   char *slash, *path = xstrdup (AGENTRT_LIBEXECDIR "/agentrt-egress");
 
   if (access (path, X_OK) == 0)
     return path;
   free (path);
-  n = readlink ("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0)
+  if (origin == NULL || strlen (origin) >= sizeof self)
     return NULL;
-  self[n] = '\0';
+  strcpy (self, origin);
   slash = strrchr (self, '/');
   if (slash == NULL)
     return NULL;
@@ -279,6 +279,10 @@ static void __attribute__ ((noreturn))
 on_init_exit (struct monitor *m)
 {
   int status = proc_exit_status (m->req->init_pid);
+  /* an OOM kill of the init itself makes both ready at once: the limit
+   * event first, before the record of the exit it caused */
+  if (m->watch)
+    on_cgroup_event (m);
   audit_exit (m->req->audit_fd, m->req->id, status, elapsed_ms (&m->started));
   stop_sidecar (m);
   _exit (0);
@@ -349,6 +353,20 @@ open_cgroup (const struct monitor_request *req, struct monitor *m)
   return m->watch ? 0 : -1;
 }
 
+/* The sidecar has its own copies: the monitor keeps none, so that once
+ * the sidecar is gone the agent's connects are refused instead of waiting
+ * in a listen queue nobody serves. */
+static void
+close_egress_fds (const struct monitor_egress *e)
+{
+  int fds[] = { e->http_fd, e->socks_fd, e->netns_fd, e->resolv_fd,
+                e->hosts_fd };
+  size_t i;
+  for (i = 0; i < sizeof fds / sizeof fds[0]; i++)
+    if (fds[i] >= 0)
+      close (fds[i]);
+}
+
 static void __attribute__ ((noreturn))
 monitor_main (const struct monitor_request *req, int pidfd, int report)
 {
@@ -377,6 +395,7 @@ monitor_main (const struct monitor_request *req, int pidfd, int report)
         report_and_exit (report, err, "start the egress sidecar");
       m.sidecar_pidfd = proc_pidfd_open (m.sidecar);
       ok.sidecar = m.sidecar;
+      close_egress_fds (req->egress);
     }
   if (write (report, &ok, sizeof ok) != sizeof ok)
     {

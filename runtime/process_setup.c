@@ -403,18 +403,34 @@ process_switch_user (const struct process_spec *spec, struct child_error *cerr)
 }
 
 int
-process_enter_cwd (const struct process_spec *spec, struct child_error *cerr)
+process_enter_cwd (const struct process_spec *spec, bool as_user,
+                   bool *deferred, struct child_error *cerr)
 {
   char buf[4096];
-  if (spec->has_umask)
+
+  if (!as_user && spec->has_umask)
     umask (spec->umask);
+  if (as_user && !*deferred)
+    return 0;
   if (chdir (spec->cwd) < 0)
-    return child_error (cerr, errno, "process.cwd: chdir to `%s`", spec->cwd);
+    {
+      /* a directory only the container's user may enter: try again as it */
+      if (!as_user && (errno == EACCES || errno == EPERM))
+        {
+          *deferred = true;
+          return 0;
+        }
+      return child_error (cerr, errno, "process.cwd: chdir to `%s`", spec->cwd);
+    }
   /* A cwd outside the root (a leaked host directory fd, CVE-2024-21626)
-   * is "(unreachable)/..." to the kernel, which glibc reports as ENOENT. */
-  if (getcwd (buf, sizeof buf) == NULL && errno != ERANGE)
+   * is "(unreachable)/..." to the kernel, which glibc reports as ENOENT.
+   * Checked before the bundle's seccomp filter may hide getcwd(2), except
+   * for the rare cwd root cannot enter. */
+  if (getcwd (buf, sizeof buf) == NULL && errno != ERANGE
+      && (!as_user || errno == ENOENT))
     return child_error (cerr, errno, "process.cwd: `%s` is outside the "
                         "container", spec->cwd);
+  *deferred = false;
   return 0;
 }
 

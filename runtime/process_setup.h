@@ -85,8 +85,10 @@ int process_apply_limits (const struct process_spec *spec,
                           struct child_error *cerr);
 int process_switch_user (const struct process_spec *spec,
                          struct child_error *cerr);
-int process_enter_cwd (const struct process_spec *spec,
-                       struct child_error *cerr);
+/* Enters process.cwd: first as root (!as_user), before any seccomp filter;
+ * a cwd only the user may enter is *deferred to a second call as_user. */
+int process_enter_cwd (const struct process_spec *spec, bool as_user,
+                       bool *deferred, struct child_error *cerr);
 /* Resolves argv[0] through the process's PATH into buf (an executable file
  * the user may run).  -1 with "executable file not found in $PATH". */
 int process_find_executable (const struct process_spec *spec, char *buf,

@@ -83,7 +83,7 @@ process_stage_terminal (const struct process_stage *ps, bool bind_console,
     }
   if (ioctl (master, TIOCSPTLCK, &unlock) < 0
       || (slave = ioctl (master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
-    child_error (cerr, errno, "terminal: open the pty");
+    child_error (cerr, errno, "terminal: open a pty through `/dev/pts/ptmx`");
   else if ((ws.ws_row || ws.ws_col) && ioctl (slave, TIOCSWINSZ, &ws) < 0)
     child_error (cerr, errno, "terminal: set console size");
   else if (bind_console && rootfs_bind_fd (rootfd, slave, "/dev/console", cerr) < 0)
@@ -124,6 +124,7 @@ process_stage_prepare (const struct process_stage *ps, int procfd, char *exe,
                        size_t exe_len, struct child_error *cerr)
 {
   const struct process_spec *p = ps->process;
+  bool cwd_deferred = false;
 
   if (process_apply_labels (p, procfd, cerr) < 0)
     return -1;
@@ -136,14 +137,16 @@ process_stage_prepare (const struct process_stage *ps, int procfd, char *exe,
   /* Nothing but the preserved fds may reach the container's program. */
   if (syscall (SYS_close_range, 3 + p->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
     return child_error (cerr, errno, "mark fds close-on-exec");
-  /* Before any filter: the bundle's may not allow the lookup's stat(2). */
-  if (process_find_executable (p, exe, exe_len, cerr) < 0)
+  /* Before any filter: the bundle's may not allow stat(2) or getcwd(2). */
+  if (process_find_executable (p, exe, exe_len, cerr) < 0
+      || process_enter_cwd (p, false, &cwd_deferred, cerr) < 0)
     return -1;
   /* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN: do it
    * before the capabilities go; with it, as late as possible. */
   if (!p->no_new_privileges && load_seccomp (ps, cerr) < 0)
     return -1;
-  if (process_switch_user (p, cerr) < 0 || process_enter_cwd (p, cerr) < 0)
+  if (process_switch_user (p, cerr) < 0
+      || process_enter_cwd (p, true, &cwd_deferred, cerr) < 0)
     return -1;
   if (p->no_new_privileges && load_seccomp (ps, cerr) < 0)
     return -1;
