@@ -1,0 +1,213 @@
+#!/usr/bin/env bats
+# egress: the agent's only way out is its sidecar proxy, by allowlist.
+# Against the test's own "internet" (helpers/egress.bash): allowlisted
+# names are fetched with busybox wget and curl, everything else is refused
+# with a reason, there is no direct TCP or UDP route, the metadata,
+# loopback and private addresses stay out of reach even when their names
+# are allowlisted; exec'd processes are confined the same way;
+# run.agentrt.egress=none has no sidecar; a dead sidecar means no egress
+# (no fallback), recorded; nothing is left after delete.
+
+load helpers
+load helpers/hardening
+load helpers/egress
+
+setup_file ()
+{
+  egress_net_up
+}
+
+teardown_file ()
+{
+  egress_net_down
+}
+
+setup ()
+{
+  egress_setup
+}
+
+teardown ()
+{
+  teardown_bundle
+}
+
+CURL=/host/usr/bin/curl
+
+@test "egress: an allowlisted name is fetched through the proxy (busybox wget, curl)" {
+  requires_curl
+  run_ct sh -c "
+    printf 'wget: '; busybox wget -q -O - http://web.test/
+    printf 'curl: '; $CURL -sS http://web.test/
+    printf 'curl-connect: '; $CURL -sS -p http://www.web.test/
+    printf 'curl-socks5h: '; $CURL -sS -x socks5h://127.0.0.1:1080 http://web.test/
+    printf 'ipv6: '; $CURL -sS http://web6.test/
+    printf 'bytes: '; busybox wget -q -O - http://web.test/bytes/100000 | wc -c"
+  check_status 0
+  for l in "wget: hello from web" "curl: hello from web" "curl-connect: hello from web" \
+    "curl-socks5h: hello from web" "ipv6: hello from web6" "bytes: 100000"; do
+    has_line "$l"
+  done
+}
+
+@test "egress: a name or address not on the allowlist is refused with the reason" {
+  requires_curl
+  run_ct sh -c "
+    busybox wget -q -O - http://other.test/ 2>&1; echo wget=\$?
+    $CURL -sS -i http://other.test/ | tr -d '\r'
+    $CURL -sS -i http://203.0.113.10/ | tr -d '\r' | grep Denied
+    $CURL -sS -i http://web.test:8080/ | tr -d '\r' | grep Denied"
+  has_line "wget=1"
+  [[ $output == *"403 Forbidden"* ]] || fail "$output"
+  has_line "HTTP/1.1 403 Forbidden"
+  [[ $(grep -c '^X-Agentrt-Denied: not-allowlisted$' <<<"$output") -eq 3 ]] || fail "$output"
+  [[ $output != *"hello from"* ]] || fail "$output"
+}
+
+@test "egress: no direct way out (TCP, UDP, DNS), only lo in the namespace" {
+  requires_curl
+  run_ct sh -c "
+    busybox nc -w 2 203.0.113.10 80 </dev/null; echo tcp=\$?
+    $CURL -sS --noproxy '*' -m 3 http://203.0.113.10/; echo curl=\$?
+    echo leak | busybox nc -u -w 1 203.0.113.10 9999; echo udp=\$?
+    busybox nslookup web.test 203.0.113.53 >/dev/null 2>&1; echo dns=\$?
+    ip -o link | awk '{ print \"link\", \$2 }'
+    ip route | wc -l | sed 's/^/routes /'"
+  has_line "tcp=1"
+  has_line "udp=1"
+  has_line "dns=1"
+  [[ $output == *"Network is unreachable"* ]] || fail "$output"
+  [[ $output != *"hello from"* && $output != *"curl=0"* ]] || fail "$output"
+  has_line "link lo:"
+  [[ $(grep -c '^link ' <<<"$output") -eq 1 ]] || fail "more than lo: $output"
+  has_line "routes 0"
+  [[ ! -s $EGRESS_UDP_LOG ]] || fail "a datagram arrived: $(cat "$EGRESS_UDP_LOG")"
+}
+
+@test "egress: metadata, loopback and private addresses are refused even when their names are allowlisted" {
+  requires_curl
+  run_ct sh -c "
+    for u in http://metadata.test/ http://loop.test/ http://private.test/ http://169.254.169.254/; do
+      printf '%s ' \$u; $CURL -sS -i \$u | tr -d '\r' | grep -e Denied -e 'hello from' || echo none
+    done"
+  has_line "http://metadata.test/ X-Agentrt-Denied: address-link-local"
+  has_line "http://loop.test/ X-Agentrt-Denied: address-loopback"
+  has_line "http://private.test/ X-Agentrt-Denied: address-private"
+  has_line "http://169.254.169.254/ X-Agentrt-Denied: not-allowlisted"
+  egress_events | jq -se 'any(.[]; .host == "metadata.test" and .addr == "169.254.169.254"
+      and .decision == "deny")' >/dev/null || fail "$(egress_events)"
+}
+
+@test "egress: exec'd processes are confined the same way" {
+  start_ct
+  rt exec "$CT_ID" sh -c '
+    busybox wget -q -O - http://web.test/
+    busybox wget -q -O - http://other.test/ 2>&1 | grep -o "403 Forbidden"
+    busybox nc -w 2 203.0.113.10 80 </dev/null 2>&1
+    echo "mine $(readlink /proc/self/ns/net) init $(readlink /proc/1/ns/net)"'
+  has_line "hello from web"
+  has_line "403 Forbidden"
+  [[ $output == *"Network is unreachable"* ]] || fail "$output"
+  local mine init
+  read -r _ mine _ init < <(grep '^mine ' <<<"$output")
+  [[ -n $mine && $mine == "$init" ]] || fail "exec'd process in another netns: $output"
+  [[ $mine != "net:[$(stat -L -c %i "/run/netns/$EGRESS_OUT")]" ]] \
+    || fail "the exec'd process is in the outside namespace"
+  egress_events | jq -se 'any(.[]; .host == "web.test" and .decision == "allow")' >/dev/null \
+    || fail "no audit line for the exec'd fetch"
+}
+
+@test "egress: run.agentrt.egress=none: no sidecar, no way out" {
+  add_annotation run.agentrt.egress none
+  update_config 'del(.annotations["run.agentrt.egress.allow"])'
+  start_ct
+  [[ -z $(egress_sidecar_pid) ]] || fail "a sidecar runs: $(egress_sidecar_pid)"
+  rt exec "$CT_ID" sh -c '
+    env | grep -ci "^http_proxy=" | sed "s/^/proxy-vars /"
+    busybox wget -q -T 3 -O - http://web.test/ 2>&1; echo wget=$?
+    busybox nc -w 2 127.0.0.1 3128 </dev/null; echo listener=$?
+    busybox nc -w 2 203.0.113.10 80 </dev/null; echo tcp=$?
+    ip -o link | wc -l | sed "s/^/links /"'
+  # (busybox wget, with neither proxy nor route, may even crash: any
+  # failure will do)
+  [[ $output == *wget=* && $output != *wget=0* ]] || fail "$output"
+  has_line "listener=1"
+  has_line "tcp=1"
+  has_line "links 1"
+  [[ $output != *"hello from"* ]] || fail "$output"
+  audit_events create | jq -e '.directives.egress == "none"' >/dev/null || fail "$(audit_events create)"
+}
+
+@test "egress: a killed sidecar leaves the agent without egress, recorded" {
+  start_ct
+  local sidecar
+  sidecar=$(egress_sidecar_pid)
+  [[ -n $sidecar ]] || fail "no sidecar for $CT_ID"
+  # a transfer under way: the server streams until the client goes away
+  rt exec -d "$CT_ID" sh -c 'busybox wget -q -O /tmp/stream http://web.test/stream; echo "wget=$?" >/tmp/stream.done'
+  local tries=100
+  until rt exec "$CT_ID" sh -c '[ "$(wc -c </tmp/stream)" -gt 100000 ]' && [[ $status -eq 0 ]]; do
+    ((tries-- > 0)) || fail "the transfer did not start"
+    sleep 0.1
+  done
+  kill -KILL "$sidecar"
+  wait_for_audit '.event == "sidecar"'
+  tries=100
+  until rt exec "$CT_ID" cat /tmp/stream.done && [[ $status -eq 0 ]]; do
+    ((tries-- > 0)) || fail "the transfer went on without the sidecar"
+    sleep 0.1
+  done
+  [[ $output == wget=1 ]] || fail "the interrupted transfer: $output"
+  # no fallback: new connections are refused, the direct way is still shut
+  # (busybox wget crashes when it cannot connect: any failure will do)
+  rt exec "$CT_ID" sh -c '
+    busybox wget -q -T 3 -O - http://web.test/ 2>&1; echo wget=$?
+    busybox nc -w 2 127.0.0.1 3128 </dev/null 2>&1; echo proxy=$?
+    busybox nc -w 2 203.0.113.10 80 </dev/null 2>&1; echo tcp=$?'
+  [[ $output == *wget=* && $output != *wget=0* ]] || fail "$output"
+  has_line "proxy=1"
+  has_line "tcp=1"
+  [[ $output == *"Connection refused"* ]] || fail "the proxy port still accepts connections: $output"
+  [[ $output != *"hello from"* ]] || fail "$output"
+  [[ $(ct_status "$CT_ID") == running ]] || fail "the container did not survive its sidecar"
+}
+
+@test "egress: after delete no sidecar or monitor is left" {
+  start_ct
+  local sidecar monitor
+  sidecar=$(egress_sidecar_pid)
+  monitor=$(ps -o ppid= -p "$sidecar" | tr -d ' ')
+  [[ -n $sidecar && -n $monitor ]] || fail "sidecar '$sidecar', monitor '$monitor'"
+  [[ $(tr '\0' ' ' <"/proc/$monitor/cmdline") == *"$CT_ID"* ]] || fail "pid $monitor is not the monitor"
+  rt exec "$CT_ID" busybox wget -q -O /dev/null http://web.test/
+  rt_ok delete --force "$CT_ID"
+  # gone, or a zombie waiting for the host's init to reap it
+  local p
+  for p in "$sidecar" "$monitor"; do
+    [[ ! -e /proc/$p || $(awk '$1 == "State:" { print $2 }' "/proc/$p/status" 2>/dev/null) == Z ]] \
+      || fail "pid $p is still there: $(tr '\0' ' ' <"/proc/$p/cmdline")"
+  done
+  [[ -z $(egress_sidecar_pid) ]] || fail "a sidecar is left"
+  no_leftovers "$CT_ID"
+  # the audit trail survives delete
+  rt_ok audit "$CT_ID"
+  [[ $output == *'"event":"egress"'* ]] || fail "$output"
+}
+
+@test "egress: the host's network as the outside, names from a private mount namespace" {
+  # no network namespace in the bundle: agentrt makes the agent's, and the
+  # sidecar connects from the runtime's own, here OUT, where the runtime
+  # runs with the test's hosts file bind-mounted over /etc/hosts
+  update_config '.linux.namespaces |= map(select(.type != "network"))
+    | .mounts |= map(select(.destination != "/etc/hosts" and .destination != "/etc/resolv.conf"))'
+  set_cmd sh -c 'busybox wget -q -O - http://web.test/; busybox wget -q -O - http://other.test/ 2>&1 | grep -o 403
+    busybox nc -w 2 203.0.113.10 80 </dev/null; echo tcp=$?'
+  egress_hostnet run --bundle "$BUNDLE" "$CT_ID" >"$BATS_TEST_TMPDIR/hostnet.out" 2>&1 </dev/null && status=0 || status=$?
+  output=$(<"$BATS_TEST_TMPDIR/hostnet.out")
+  check_status 0
+  has_line "hello from web"
+  has_line 403
+  has_line "tcp=1"
+  audit_events create | jq -e '.directives.netns == "added"' >/dev/null || fail "$(audit_events create)"
+  [[ -z $(grep -F web.test /etc/hosts) ]] || fail "the host's /etc/hosts was changed"
+}
