@@ -57,12 +57,18 @@ host_untouched ()
 }
 
 # in_rootfs NAME...: copy test programs (helpers/NAME.c, built statically)
-# into the rootfs's /bin.
+# into the rootfs's /bin; in_rootfs_of DIR NAME... into another rootfs's.
 in_rootfs ()
 {
-  local p
+  in_rootfs_of "$ROOTFS" "$@"
+}
+
+in_rootfs_of ()
+{
+  local dir=$1 p
+  shift
   for p in "$@"; do
-    cp "$(test_program "$p")" "$ROOTFS/bin/$p" || return 1
+    cp "$(test_program "$p")" "$dir/bin/$p" || return 1
   done
 }
 
@@ -149,7 +155,8 @@ second_bundle ()
 dev_from_host_dir ()
 {
   DEVDIR=$(host_dir dev)
-  mknod "$DEVDIR/null" c 1 3 && mkdir -p "$DEVDIR"/{pts,shm,mqueue} || return 1
+  mknod "$DEVDIR/null" c 1 3 && mkdir -p "$DEVDIR"/{pts,shm,mqueue} \
+    && ln -s pts/ptmx "$DEVDIR/ptmx" || return 1
   update_config '(.mounts[] | select(.destination == "/dev"))
     |= {destination: "/dev", type: "bind", source: $d, options: ["rbind"]}' --arg d "$DEVDIR"
 }
@@ -169,15 +176,23 @@ start_console_sink ()
   fail "console-sink did not start"
 }
 
-# start_racer NAME DIR A B SECONDS: a container NAME (id CT_ID-NAME) with
-# host directory DIR at /shared that exchanges /shared/A and /shared/B
-# (cve-tools swap) for SECONDS: the other container of the advisories.
+# start_racer NAME DIR A B SECONDS: a container NAME (id CT_ID-NAME, its
+# own rootfs) with host directory DIR at /shared that exchanges /shared/A
+# and /shared/B (cve-tools swap) for SECONDS: the other container of the
+# advisories.  Its processes carry their own test tag, so that
+# no_leftovers ID does not count them (teardown removes the racer with
+# every other container).
 start_racer ()
 {
-  local b
-  b=$(second_bundle "$1" '.process.args = ["cve-tools", "swap", "/shared", $a, $b, $s]
+  local b r=$BATS_TEST_TMPDIR/$1-rootfs
+  copy_rootfs "$(rootfs_cache)" "$r" && in_rootfs_of "$r" cve-tools || return 1
+  b=$(second_bundle "$1" '.root.path = $own
+    | .process.args = ["cve-tools", "swap", "/shared", $a, $b, $s]
+    | .process.terminal = false
+    | .process.env |= map(if startswith("AGENTRT_TEST_TAG=") then . + "-racer" else . end)
+    | .mounts |= map(select(.destination != "/dev")) + [{destination: "/dev", type: "tmpfs", source: "tmpfs", options: ["nosuid", "mode=755"]}]
     | .mounts += [{destination: "/shared", type: "bind", source: $d, options: ["rbind"]}]' \
-    --arg a "$3" --arg b "$4" --arg s "$5" --arg d "$2") || return 1
+    --arg own "$r" --arg a "$3" --arg b "$4" --arg s "$5" --arg d "$2") || return 1
   rt_ok create --bundle "$b" "$CT_ID-$1" || return 1
   RACER_OUT=$RT_OUT
   rt_ok start "$CT_ID-$1" || return 1
