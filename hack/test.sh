@@ -13,6 +13,9 @@
 #     --no-unit         skip make check
 #     --no-integration  skip the bats suites
 #     --filter REGEX    only bats tests whose name matches
+#     --jobs N          run N bats tests at once (installs GNU parallel);
+#                       the tests are isolated, but timing-sensitive ones
+#                       get slower under load: serial is the default
 #     -j N              make parallelism (default: number of CPUs)
 #   BATS-FILE...        run these bats files instead of every suite
 # Environment: AGENTRT_BUILD_DIR (default _build/),
@@ -44,7 +47,7 @@ usage ()
   exit "${1:-0}"
 }
 
-sanitize=0 deps=1 unit=1 integration=1 runtime= filter= jobs=$(nproc)
+sanitize=0 deps=1 unit=1 integration=1 runtime= filter= jobs=$(nproc) bats_jobs=1
 bats_files=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -54,6 +57,7 @@ while [[ $# -gt 0 ]]; do
     --no-unit) unit=0; shift ;;
     --no-integration) integration=0; shift ;;
     --filter) filter=$2; shift 2 ;;
+    --jobs) bats_jobs=$2; shift 2 ;;
     -j) jobs=$2; shift 2 ;;
     -h|--help) usage 0 ;;
     -*) usage 2 >&2 ;;
@@ -146,6 +150,7 @@ integration_tests ()
     return 1
   fi
   [[ -n $filter ]] && args+=(--filter "$filter")
+  ((bats_jobs > 1)) && args+=(--jobs "$bats_jobs")
   log "integration tests: RUNTIME=$rt bats ${files[*]}"
   RUNTIME=$rt bats "${args[@]}" "${files[@]}" </dev/null
 }
@@ -161,6 +166,7 @@ main ()
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   fi
+  ((bats_jobs > 1)) && pkgs+=(parallel)
   if ((deps)); then
     install_deps "${pkgs[@]}"
   fi
