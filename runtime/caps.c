@@ -65,6 +65,44 @@ mask_of (const struct str_list *names, const char *set)
   return m;
 }
 
+/* The capabilities this runtime itself may hand out (its bounding set):
+ * the runtime-spec makes asking for more a warning, not a failure. */
+static uint64_t
+grantable (void)
+{
+  uint64_t m = 0;
+  int c, last = caps_last_cap ();
+  for (c = 0; c <= last; c++)
+    if (prctl (PR_CAPBSET_READ, c, 0, 0, 0) == 1)
+      m |= 1ULL << c;
+  return m;
+}
+
+static void
+drop_ungrantable (struct cap_masks *m)
+{
+  uint64_t ok = grantable ();
+  uint64_t asked = m->bounding | m->effective | m->inheritable | m->permitted
+                   | m->ambient;
+  int c;
+
+  if ((asked & ~ok) == 0)
+    return;
+  for (c = 0; c < 64; c++)
+    if ((asked & ~ok) & (1ULL << c))
+      {
+        char *name = cap_to_name (c);
+        log_warning ("process.capabilities: %s cannot be granted (the "
+                     "runtime does not hold it): ignored", name);
+        cap_free (name);
+      }
+  m->bounding &= ok;
+  m->effective &= ok;
+  m->inheritable &= ok;
+  m->permitted &= ok;
+  m->ambient &= ok;
+}
+
 void
 caps_masks_build (const struct oci_capabilities *config, struct cap_masks *out)
 {
@@ -77,6 +115,7 @@ caps_masks_build (const struct oci_capabilities *config, struct cap_masks *out)
   out->inheritable = mask_of (&config->inheritable, "inheritable");
   out->permitted = mask_of (&config->permitted, "permitted");
   out->ambient = mask_of (&config->ambient, "ambient");
+  drop_ungrantable (out);
   /* the kernel only keeps ambient capabilities that are both permitted and
    * inheritable; say so instead of failing at exec */
   if (out->ambient & ~(out->permitted & out->inheritable))

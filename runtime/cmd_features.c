@@ -2,7 +2,6 @@
  * this build and this kernel support. */
 #include "config.h"
 
-#include <fcntl.h>
 #include <seccomp.h>
 #include <selinux/selinux.h>
 #include <stdio.h>
@@ -17,24 +16,12 @@
 #include "runtime/commands.h"
 #include "runtime/mount_plan.h"
 #include "runtime/policy/annotations.h"
+#include "runtime/process_setup.h"
 #include "runtime/seccomp.h"
 
 static const char *const hooks[] = { "prestart", "createRuntime",
                                      "createContainer", "startContainer",
                                      "poststart", "poststop", NULL };
-
-static bool
-apparmor_enabled (void)
-{
-  char c = 'N';
-  int fd = open ("/sys/module/apparmor/parameters/enabled", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  if (read (fd, &c, 1) != 1)
-    c = 'N';
-  close (fd);
-  return c == 'Y';
-}
 
 /* NULL-terminated list of capability names the kernel knows. */
 static char **
@@ -107,7 +94,7 @@ cmd_features (struct global_options *g, int argc, char **argv,
   f.seccomp.archs = sf.archs;
   f.seccomp.known_flags = sf.known_flags;
   f.seccomp.supported_flags = sf.supported_flags;
-  f.apparmor = apparmor_enabled ();
+  f.apparmor = process_apparmor_enabled ();
   f.selinux = is_selinux_enabled () > 0;
   f.annotations = annotations;
   f.potentially_unsafe_annotations = unsafe;

@@ -254,6 +254,19 @@ build_identity (const struct oci_process *process, struct process_spec *out,
   return 0;
 }
 
+bool
+process_apparmor_enabled (void)
+{
+  char c = 'N';
+  int fd = open ("/sys/module/apparmor/parameters/enabled", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  if (read (fd, &c, 1) != 1)
+    c = 'N';
+  close (fd);
+  return c == 'Y';
+}
+
 int
 process_spec_build (const struct oci_process *process, int rootfd,
                     char *const *extra_env, struct process_spec *out,
@@ -264,6 +277,10 @@ process_spec_build (const struct oci_process *process, int rootfd,
   memset (out, 0, sizeof *out);
   if (process->args.len == 0)
     return agentrt_error (err, 0, "process.args: must not be empty");
+  if (process->apparmor_profile && process->apparmor_profile[0]
+      && !process_apparmor_enabled ())
+    return agentrt_error (err, 0, "process.apparmorProfile: AppArmor is not "
+                          "enabled on this host");
   build_identity (process, out, err);
   out->rlimits = xreallocarray (NULL, process->n_rlimits + 1,
                                 sizeof *out->rlimits);

@@ -74,6 +74,10 @@ int process_spec_build (const struct oci_process *process, int rootfd,
                         agentrt_error_t *err);
 void process_spec_free (struct process_spec *spec);
 
+/* Whether the kernel runs AppArmor (a profile asked for without it is an
+ * error). */
+bool process_apparmor_enabled (void);
+
 /* HOME from the image's /etc/passwd (rootfd: the rootfs), like runc; "/"
  * when the uid has none. */
 char *process_default_home (int rootfd, uid_t uid);
