@@ -6,7 +6,9 @@
 # loopback and private addresses stay out of reach even when their names
 # are allowlisted; exec'd processes are confined the same way;
 # run.agentrt.egress=none has no sidecar; a dead sidecar means no egress
-# (no fallback), recorded; nothing is left after delete.
+# (no fallback), recorded; nothing is left after delete.  Under the control
+# runtime (runc) the same bundle sits in the outside namespace itself and
+# reaches the servers directly.
 
 load helpers
 load helpers/hardening
@@ -66,22 +68,38 @@ CURL=/host/usr/bin/curl
 
 @test "egress: no direct way out (TCP, UDP, DNS), only lo in the namespace" {
   requires_curl
-  run_ct sh -c "
+  local script="
     busybox nc -w 2 203.0.113.10 80 </dev/null; echo tcp=\$?
     $CURL -sS --noproxy '*' -m 3 http://203.0.113.10/; echo curl=\$?
-    echo leak | busybox nc -u -w 1 203.0.113.10 9999; echo udp=\$?
-    busybox nslookup web.test 203.0.113.53 >/dev/null 2>&1; echo dns=\$?
+    attack udp 203.0.113.10 9999; echo udp=\$?
+    attack udp 2001:db8:213::10 9999; echo udp6=\$?
+    busybox nslookup web.test 203.0.113.10 >/dev/null 2>&1; echo dns=\$?
     ip -o link | awk '{ print \"link\", \$2 }'
     ip route | wc -l | sed 's/^/routes /'"
+  local datagrams
+  datagrams=$(wc -l <"$EGRESS_UDP_LOG")
+  run_ct sh -c "$script"
   has_line "tcp=1"
   has_line "udp=1"
+  has_line "udp6=1"
   has_line "dns=1"
   [[ $output == *"Network is unreachable"* ]] || fail "$output"
   [[ $output != *"hello from"* && $output != *"curl=0"* ]] || fail "$output"
   has_line "link lo:"
   [[ $(grep -c '^link ' <<<"$output") -eq 1 ]] || fail "more than lo: $output"
   has_line "routes 0"
-  [[ ! -s $EGRESS_UDP_LOG ]] || fail "a datagram arrived: $(cat "$EGRESS_UDP_LOG")"
+  [[ $(wc -l <"$EGRESS_UDP_LOG") -eq $datagrams ]] || fail "a datagram arrived: $(cat "$EGRESS_UDP_LOG")"
+
+  # the control: the same bundle under runc is in OUT itself, and walks out
+  requires_control
+  control_run sh -c "$script"
+  has_line "curl=0"
+  has_line "hello from web"
+  has_line "udp=0"
+  has_line "udp6=0"
+  local tries=20
+  while ((tries-- > 0)) && [[ $(wc -l <"$EGRESS_UDP_LOG") -eq $datagrams ]]; do sleep 0.1; done
+  [[ $(wc -l <"$EGRESS_UDP_LOG") -gt $datagrams ]] || fail "under $CONTROL_RUNTIME the datagram should arrive"
 }
 
 @test "egress: metadata, loopback and private addresses are refused even when their names are allowlisted" {

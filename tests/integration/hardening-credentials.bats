@@ -63,10 +63,10 @@ secrets_read ()
   secrets_hidden /root
   has_line "ssh-entries: 0"
   # the audit trail names the masks
-  for p in .ssh .aws .kube .docker/config.json .netrc .git-credentials .gnupg .config/gh; do
-    audit_events create | jq -e --arg w "/root/$p" \
-      '.changes | any(.kind == "path-masked" and .what == $w)' >/dev/null || fail "no mask of /root/$p"
-  done
+  audit_events create | jq -e '[.changes[] | select(.kind == "path-masked") | .what] as $m
+      | ["/root/.ssh", "/root/.aws", "/root/.kube", "/root/.docker/config.json", "/root/.netrc",
+         "/root/.git-credentials", "/root/.gnupg", "/root/.config/gh"] - $m == []' >/dev/null \
+    || fail "masks missing: $(audit_events create)"
   no_canary_in "$AUDIT_DIR"
 
   control_run sh -c "$script"
@@ -144,12 +144,12 @@ secrets_read ()
     "MAX_TOKENS=4096" "SECRETARY=Ms Moneypenny" "region=eu-west-3"; do
     has_line "$v"
   done
+  local removed
+  removed=$(audit_events create | jq -r '.changes[] | select(.kind == "env-removed") | .what')
   for n in AWS_SECRET_ACCESS_KEY AWS_ACCESS_KEY_ID GITHUB_TOKEN github_token Db_Password \
     DEPLOY_MATERIAL SESSION_BLOB SETTINGS DATABASE_URL NPM_TOKEN; do
     [[ $output != *"$n="* ]] || fail "$n is still set"
-    audit_events create | jq -e --arg n "$n" \
-      '.changes | any(.kind == "env-removed" and (.what | startswith($n)))' >/dev/null \
-      || fail "the audit trail does not name $n"
+    grep -q "^$n\b" <<<"$removed" || fail "the audit trail does not name $n: $removed"
   done
   no_canary_in "$AUDIT_DIR"
 

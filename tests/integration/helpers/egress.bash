@@ -111,7 +111,8 @@ requires_egress_net ()
 # default-style policy (helpers/hardening.bash), its network namespace the
 # test's OUT, the test hosts and resolv.conf mounted, the host's /usr
 # mounted read-only at /host/usr (for curl: /lib and /lib64 of the rootfs
-# point into it), and run.agentrt.egress.allow=ALLOW (EGRESS_ALLOW by
+# point into it), the attacker at /bin/attack (for UDP), and
+# run.agentrt.egress.allow=ALLOW (EGRESS_ALLOW by
 # default; "" for none).
 egress_setup ()
 {
@@ -125,6 +126,7 @@ egress_setup ()
   add_bind /usr /host/usr rbind ro
   ln -s host/usr/lib "$ROOTFS/lib"
   ln -s host/usr/lib64 "$ROOTFS/lib64"
+  cp "$(test_program hardening-attack)" "$ROOTFS/bin/attack" || return 1
   local allow=${1-$EGRESS_ALLOW}
   [[ -z $allow ]] || add_annotation run.agentrt.egress.allow "$allow"
 }

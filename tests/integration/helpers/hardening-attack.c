@@ -27,7 +27,9 @@
 #include <grp.h>
 #include <sys/wait.h>
 #include <dirent.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #ifndef AF_VSOCK
@@ -275,6 +277,35 @@ do_environ (const char *needle)
   return blocked ("environ");
 }
 
+/* udp ADDR PORT: send one datagram to an IPv4 or IPv6 address. */
+static int
+do_udp (const char *addr, const char *port)
+{
+  struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
+  struct sockaddr_in a4 = { .sin_family = AF_INET };
+  struct sockaddr *sa = (struct sockaddr *) &a4;
+  socklen_t len = sizeof a4;
+  int fd;
+
+  a4.sin_port = a6.sin6_port = htons ((uint16_t) atoi (port));
+  if (inet_pton (AF_INET6, addr, &a6.sin6_addr) == 1)
+    {
+      sa = (struct sockaddr *) &a6;
+      len = sizeof a6;
+    }
+  else if (inet_pton (AF_INET, addr, &a4.sin_addr) != 1)
+    {
+      fprintf (stderr, "bad address %s\n", addr);
+      return 2;
+    }
+  fd = socket (sa->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return blocked ("socket");
+  if (sendto (fd, "leak", 4, 0, sa, len) < 0)
+    return blocked ("sendto");
+  return ok ("datagram sent");
+}
+
 /* runas UID PROG ARGS...: drop to UID (and gid UID) and exec PROG: how
  * an unprivileged process would run a planted setuid binary. */
 static int
@@ -315,10 +346,12 @@ main (int argc, char **argv)
     return do_balloon (arg);
   if (strcmp (cmd, "environ") == 0 && arg)
     return do_environ (arg);
+  if (strcmp (cmd, "udp") == 0 && argc > 3)
+    return do_udp (arg, argv[3]);
   if (strcmp (cmd, "runas") == 0 && argc > 3)
     return do_runas (arg, argv + 3);
   fprintf (stderr, "usage: hardening-attack read PATH | unix PATH | ptrace PID"
            " | bpf | io_uring | socket KIND | userns | forks N | balloon MB"
-           " | environ NEEDLE | runas UID PROG ARGS...\n");
+           " | environ NEEDLE | udp ADDR PORT | runas UID PROG ARGS...\n");
   return 2;
 }
