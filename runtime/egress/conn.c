@@ -259,6 +259,7 @@ target_fail (struct conn *c, int status, uint8_t socks, const char *decision,
 }
 
 static void connect_next (struct conn *c);
+static void upstream_connected (struct conn *c);
 
 static void
 connect_done (struct conn *c)
@@ -276,6 +277,12 @@ connect_done (struct conn *c)
       connect_next (c);
       return;
     }
+  upstream_connected (c);
+}
+
+static void
+upstream_connected (struct conn *c)
+{
   c->connected = true;
   c->phase = PHASE_OPEN;
   c->last_ms = c->eg->now_ms;
@@ -363,7 +370,7 @@ connect_next (struct conn *c)
       if (connect (fd, (struct sockaddr *) &ss, len) == 0 || errno == EISCONN)
         {
           c->upstream.writable = true;
-          connect_done (c);
+          upstream_connected (c);
           return;
         }
       if (errno == EALREADY || errno == EINPROGRESS)
