@@ -2,7 +2,8 @@
 """A tiny authoritative DNS responder for tests/egress/run.sh:
   dns_server.py ADDR NAME=IP [NAME=IP...]
 answers A (and AAAA for IPv6 values) for the listed names, NODATA for the
-other type, NXDOMAIN for anything else.  Logs each question to stderr so
+other type, nothing at all for names starting with "drop", NXDOMAIN for
+anything else.  Logs each question to stderr so
 the test can check what the proxy asked."""
 import socket
 import struct
@@ -35,6 +36,8 @@ def main():
         sys.stderr.write("query %s %d from %s\n" % (name, qtype, peer[0]))
         sys.stderr.flush()
         answers = []
+        if name.startswith("drop"):
+            continue
         if name in table:
             for ip in table[name]:
                 fam = socket.AF_INET6 if ":" in ip else socket.AF_INET

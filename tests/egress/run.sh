@@ -92,7 +92,7 @@ cat >"$T/hosts" <<EOF
 127.0.0.1 loop.test
 2001:db8::10 web6.test
 EOF
-printf 'nameserver 203.0.113.53\noptions timeout:1 attempts:2\n' >"$T/resolv.conf"
+printf 'nameserver 203.0.113.53\noptions timeout:1 attempts:1\n' >"$T/resolv.conf"
 
 wait_for () { # wait_for CMD...: retry for 5 s
   for _ in $(seq 50); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
@@ -103,7 +103,7 @@ wait_for O curl -sf --noproxy '*' -g 'http://[2001:db8::10]/' || { echo "IPv6 se
 
 # --- the proxy ------------------------------------------------------------
 ALLOW='web.test,*.web.test,web6.test,metadata.test,loop.test,dns.test,dns6.test,rebind.test'
-ALLOW+=',meta-dns.test,mixed.test,nx.test,web.test:22,203.0.113.10:443'
+ALLOW+=',meta-dns.test,mixed.test,nx.test,drop.test,web.test:22,203.0.113.10:443'
 sleep 1000 & INIT=$!
 PIDS+=("$INIT")
 start_proxy () { # start_proxy ID WATCHED_PID EXTRA...; sets PROXY_PID
@@ -170,6 +170,7 @@ denied "name resolving to 127.0.0.1 (DNS) refused" address-loopback http://rebin
 denied "DNS name resolving to 169.254.169.254 refused" address-link-local http://meta-dns.test/
 denied "one private address among public ones refused" address-private http://mixed.test/
 denied "unknown name" nxdomain http://nx.test/
+denied "nameserver that never answers" resolve-failed http://drop.test/
 expect "CONNECT to a non-listed name refused" "X-Agentrt-Denied: not-allowlisted" \
   "$(A python3 "$HERE/client.py" raw 3128 'CONNECT other.test:443 HTTP/1.1\r\n\r\n')"
 expect "SOCKS5 to a non-listed name: reply 2" "reply 2" \
