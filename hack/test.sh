@@ -100,8 +100,8 @@ install_deps ()
   fi
   log "installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  quietly apt-get update -qq
+  quietly apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
 # build BUILD-DIR CONFIGURE-ARGS...: autogen when needed, configure once,
