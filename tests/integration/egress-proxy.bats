@@ -55,7 +55,7 @@ TRICKS=(
 )
 
 @test "egress: request-parsing tricks are refused with their reason" {
-  local script= t name code reason req
+  local script='' t name code reason req
   for t in "${TRICKS[@]}"; do
     IFS='|' read -r name code reason req <<<"$t"
     script+="printf '%s ' '$name'; printf '%b' '$req' | busybox nc -w 3 127.0.0.1 3128 | tr -d '\\r' \

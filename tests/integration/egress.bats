@@ -227,5 +227,5 @@ CURL=/host/usr/bin/curl
   has_line 403
   has_line "tcp=1"
   audit_events create | jq -e '.directives.netns == "added"' >/dev/null || fail "$(audit_events create)"
-  [[ -z $(grep -F web.test /etc/hosts) ]] || fail "the host's /etc/hosts was changed"
+  ! grep -qF web.test /etc/hosts || fail "the host's /etc/hosts was changed"
 }

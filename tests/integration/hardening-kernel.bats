@@ -97,7 +97,7 @@ teardown ()
 
 @test "hardening: packet, raw, vsock and non-route netlink sockets are refused; route netlink works" {
   requires_control
-  local kinds=(packet raw raw6 netlink-audit netlink-uevent vsock) script= k
+  local kinds=(packet raw raw6 netlink-audit netlink-uevent vsock) script='' k
   for k in "${kinds[@]}"; do
     script+="printf '$k: '; attack socket $k;"
   done

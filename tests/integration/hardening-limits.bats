@@ -31,7 +31,7 @@ teardown ()
   start_ct
   wait_for_file "$CT_OUT"
   local tries=50
-  while ((tries-- > 0)) && ! grep -q done "$CT_OUT"; do sleep 0.1; done
+  while ((tries-- > 0)) && ! grep -q "^done$" "$CT_OUT"; do sleep 0.1; done
   output=$(<"$CT_OUT")
   blocked_with "Resource temporarily unavailable"
   local n
