@@ -34,11 +34,18 @@ _egress_python ()
 # egress_net_up: the namespaces, veth, addresses, routes and servers (from
 # setup_file).  Sets EGRESS_OUT, EGRESS_SRV, EGRESS_DIR, EGRESS_HOSTS,
 # EGRESS_RESOLV, EGRESS_UDP_LOG, EGRESS_SERVER_PID, and exports them.
+# Without root or the tools it builds nothing (the tests skip); a failure
+# half-way removes what was made.
 egress_net_up ()
 {
-  local sfx py
   [[ $EUID -eq 0 ]] || return 0
   command -v ip >/dev/null && command -v nsenter >/dev/null || return 0
+  _egress_net_build || { egress_net_down; return 1; }
+}
+
+_egress_net_build ()
+{
+  local sfx py
   printf -v sfx '%x%x' "$$" "$RANDOM"
   EGRESS_OUT=agentrt-eo-$sfx EGRESS_SRV=agentrt-es-$sfx
   EGRESS_DIR=$BATS_FILE_TMPDIR/egress-net
