@@ -82,7 +82,7 @@ close_fd (struct endpoint *ep)
     return;
   close (ep->fd); /* also leaves the epoll set: the fd is never duplicated */
   ep->fd = -1;
-  ep->readable = ep->writable = false;
+  ep->readable = ep->writable = ep->hup = false;
 }
 
 static void
@@ -303,6 +303,8 @@ endpoint_event (struct ev_handler *h, uint32_t events)
     return;
   if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
     ep->readable = true;
+  if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+    ep->hup = true;
   if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
     ep->writable = true;
   if (c->phase == PHASE_LINGER)
@@ -336,7 +338,7 @@ watch (struct conn *c, struct endpoint *ep, int fd)
   };
 
   ep->fd = fd;
-  ep->readable = ep->writable = false;
+  ep->readable = ep->writable = ep->hup = false;
   return epoll_ctl (c->eg->epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 

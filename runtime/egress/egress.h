@@ -72,6 +72,7 @@ struct endpoint
 {
   int fd;
   bool readable, writable;
+  bool hup; /* the peer's FIN (or an error) was reported */
   struct ev_handler ev;
   struct conn *conn;
 };

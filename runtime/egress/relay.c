@@ -264,6 +264,10 @@ read_buffered (struct conn *c, struct flow *f)
     return io_error (c, &f->src->readable, "reset");
   if (r == 0)
     f->eof = true;
+  else if ((size_t) r < FLOW_BUF_SIZE - f->len && !f->src->hup)
+    /* Drained.  Data or a FIN that arrives later raises a new edge; a FIN
+     * that came before this read was reported with the event (hup). */
+    f->src->readable = false;
   f->len += (size_t) r;
   if (f->len == 0)
     flow_consume (f, 0);
