@@ -75,7 +75,7 @@ cmd_run (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
     }
   if (ro.detach)
     return 0;
-  code = supervise_process (out.pid, out.pty_master, err);
+  code = supervise_process (out.pid, out.monitor, out.pty_master, err);
   if (!ro.keep)
     delete_container (g, req.id);
   return code;

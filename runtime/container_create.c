@@ -641,6 +641,7 @@ container_create (const struct global_options *g,
   else
     {
       out->pid = ctx.state.pid;
+      out->monitor = ctx.state.monitor_pid;
       out->pty_master = ctx.pty_master;
       cgroup_free (ctx.rb.cgroup);
       state_dir_close (&ctx.rb.dir);

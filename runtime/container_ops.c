@@ -261,14 +261,22 @@ kill_everything (struct container *c, struct cgroup *cg, agentrt_error_t *err)
   return 0;
 }
 
-/* The sidecar first (the monitor would otherwise record its death), then
- * the monitor; both are checked against their recorded start times. */
+/* Once the init is gone the monitor records the exit, stops the sidecar
+ * and exits on its own: give it that chance, then stop what is left (the
+ * sidecar first, or the monitor would record its death), each checked
+ * against its recorded start time. */
 static void
 stop_helpers (struct container *c)
 {
   pid_t pids[2] = { c->state->sidecar_pid, c->state->monitor_pid };
   uint64_t starts[2] = { c->state->sidecar_start, c->state->monitor_start };
-  int i;
+  int i, monitor = proc_pidfd_open_checked (pids[1], starts[1]);
+
+  if (monitor >= 0)
+    {
+      proc_pidfd_wait (monitor, 2000);
+      close (monitor);
+    }
   for (i = 0; i < 2; i++)
     {
       int pidfd = proc_pidfd_open_checked (pids[i], starts[i]);

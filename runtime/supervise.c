@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -69,9 +70,20 @@ pump (int from, int to)
   return true;
 }
 
+static void
+wait_for_monitor (pid_t monitor)
+{
+  int fd = monitor > 0 ? (int) syscall (SYS_pidfd_open, monitor, 0) : -1;
+  struct pollfd p = { .fd = fd, .events = POLLIN };
+  if (fd < 0)
+    return;
+  poll (&p, 1, 2000);
+  close (fd);
+}
+
 /* Forwards signals and terminal data until pid exits. */
 static int
-forward_until_exit (pid_t pid, int sigfd, struct terminal *t)
+forward_until_exit (pid_t pid, pid_t monitor, int sigfd, struct terminal *t)
 {
   bool stdin_open = t->master >= 0;
   int status = 0;
@@ -100,25 +112,30 @@ forward_until_exit (pid_t pid, int sigfd, struct terminal *t)
        * come to us as the subreaper */
       for (;;)
         {
-          int st;
-          pid_t w = waitpid (-1, &st, WNOHANG);
-          if (w <= 0)
+          siginfo_t si;
+          memset (&si, 0, sizeof si);
+          if (waitid (P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0
+              || si.si_pid == 0)
             break;
-          if (w == pid)
+          if (si.si_pid == pid)
             {
-              status = st;
+              /* the monitor reads the exit status of the unreaped init */
+              wait_for_monitor (monitor);
+              waitpid (pid, &status, 0);
               if (t->master >= 0)
                 while (pump (t->master, STDOUT_FILENO))
                   ;
               return WIFSIGNALED (status) ? 128 + WTERMSIG (status)
                                           : WEXITSTATUS (status);
             }
+          waitpid (si.si_pid, NULL, 0);
         }
     }
 }
 
 int
-supervise_process (pid_t pid, int pty_master, agentrt_error_t *err)
+supervise_process (pid_t pid, pid_t monitor, int pty_master,
+                   agentrt_error_t *err)
 {
   struct terminal t = { .master = pty_master };
   sigset_t all;
@@ -133,7 +150,7 @@ supervise_process (pid_t pid, int pty_master, agentrt_error_t *err)
       terminal_raw (&t);
       resize (t.master);
     }
-  code = forward_until_exit (pid, sigfd, &t);
+  code = forward_until_exit (pid, monitor, sigfd, &t);
   terminal_restore (&t);
   close (sigfd);
   if (pty_master >= 0)

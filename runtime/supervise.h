@@ -9,8 +9,11 @@
 #include "common/error.h"
 
 /* The caller must have blocked every signal (sigprocmask) before pid was
- * created, and pid must be its child.  pty_master may be -1.  Returns the
- * exit status (128+N for a signal) or < 0. */
-int supervise_process (pid_t pid, int pty_master, agentrt_error_t *err);
+ * created, and pid must be its child.  monitor (0: none) is the
+ * container's monitor when it is a child too: it gets to read the exit
+ * status before pid is reaped.  pty_master may be -1.  Returns the exit
+ * status (128+N for a signal) or < 0. */
+int supervise_process (pid_t pid, pid_t monitor, int pty_master,
+                       agentrt_error_t *err);
 
 #endif
