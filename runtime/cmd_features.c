@@ -49,7 +49,7 @@ cmd_features (struct global_options *g, int argc, char **argv,
   static const char *namespaces[OCI_NS_COUNT + 1];
   const char *mount_options[96] = { NULL };
   const char *unsafe[16] = { NULL };
-  const char *annotations[16] = { NULL };
+  const char *annotations[32] = { NULL };
   const struct annotation_info *info;
   struct seccomp_features sf;
   struct oci_features f;
@@ -73,11 +73,17 @@ cmd_features (struct global_options *g, int argc, char **argv,
   for (i = 0; i < n && k + 1 < sizeof unsafe / sizeof unsafe[0]; i++)
     if (info[i].loosens)
       unsafe[k++] = info[i].key;
+  /* every run.agentrt.* annotation this runtime reads, with what it does */
+  for (i = 0; i < n && a + 3 < sizeof annotations / sizeof annotations[0]; i++)
+    {
+      annotations[a++] = info[i].key;
+      annotations[a++] = info[i].help;
+    }
   annotations[a++] = "io.github.seccomp.libseccomp.version";
   annotations[a++] = libver;
-  annotations[a++] = "run.agentrt.version";
+  annotations[a++] = "agentrt.version";
   annotations[a++] = PACKAGE_VERSION;
-  annotations[a++] = "run.agentrt.commit";
+  annotations[a++] = "agentrt.commit";
   annotations[a++] = GIT_COMMIT;
 
   caps = capability_names ();
