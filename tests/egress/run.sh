@@ -146,6 +146,8 @@ expect "CONNECT to an allowlisted IP literal" "HTTP/1.1 200" \
 expect "keep-alive: three requests, one connection" "200/1 200/0 200/0 " \
   "$(A curl -sS -m 5 -x $P http://web.test/bytes/10 http://web.test/chunked/5000 http://web.test/bytes/3 \
      -o /dev/null -o /dev/null -o /dev/null -w '%{http_code}/%{num_connects} ' 2>&1)"
+expect "keep-alive across two destinations" "hello from web /1hello from web6 /0" \
+  "$(A curl -sS -m 5 -x $P http://web.test/ http://web6.test/ -w '/%{num_connects}' 2>&1 | tr '\n' ' ')"
 head -c 200000 /dev/urandom >"$T/body"
 if A curl -sS -m 10 -x $P --data-binary @"$T/body" http://web.test/echo | cmp -s - "$T/body"; then
   ok "POST body forwarded intact"; else not_ok "POST body forwarded intact"; fi
