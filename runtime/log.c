@@ -110,7 +110,7 @@ emit (const char *level, const char *msg)
   }
 }
 
-static void
+static void __attribute__ ((format (printf, 2, 0)))
 emit_va (const char *level, const char *fmt, va_list ap)
 {
   cleanup_free char *msg = NULL;

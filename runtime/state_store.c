@@ -306,7 +306,8 @@ state_list_ids (const char *root, char ***ids, size_t *n, agentrt_error_t *err)
       list = xreallocarray (list, len + 1, sizeof *list);
       list[len++] = xstrdup (de->d_name);
     }
-  qsort (list, len, sizeof *list, compare_strings);
+  if (len > 1)
+    qsort (list, len, sizeof *list, compare_strings);
   *ids = list;
   *n = len;
   return 0;
