@@ -15,7 +15,9 @@ setup ()
   sec_setup || return 1
   HB=$BATS_TEST_TMPDIR/hb
   mkdir -p "$HB"
-  # A hanging config.json or hook must not hang the test.
+  # A hanging config.json or hook must not hang the test (helpers.bash's
+  # runtime reads it).
+  # shellcheck disable=SC2034
   RUNTIME_TIMEOUT=20
 }
 
@@ -100,6 +102,7 @@ run_case ()
   BUNDLE=$HB/bundle-$i
   ROOTFS=$BUNDLE/rootfs
   RUN_ARGS=()
+  # shellcheck disable=SC2034 # (host_untouched: no image canary here)
   IMAGE_CANARY=
   mkdir -p "$BUNDLE" && copy_rootfs "$(rootfs_cache)" "$ROOTFS" || return 1
   jq --arg tag "AGENTRT_TEST_TAG=$CT_ID" '.process.args = ["true"] | .process.env += [$tag]' \

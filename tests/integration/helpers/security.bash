@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2154 # status, output, lines: set by helpers.bash's rt
 # tests/integration/helpers/security.bash: what the cve-*.bats and
 # hostile-bundles.bats files share.  Load it after helpers.bash.
 #
@@ -86,6 +87,7 @@ private_runtime ()
   [[ ! -x $egress ]] || cp "$egress" "$dir/"
   RUNTIME=$dir/$(basename "$RUNTIME")
   RUNTIME_COPY=$RUNTIME
+  # shellcheck disable=SC2034 # for the tests
   RUNTIME_ID=$(stat -c %d:%i "$RUNTIME")
   RUNTIME_SUM=$(sha256sum <"$RUNTIME")
 }
