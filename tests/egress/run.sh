@@ -231,7 +231,11 @@ for _ in $(seq 80); do [ "$(fds)" -eq 6 ] && break; sleep 0.1; done
 expect "no fd left behind by them" "<6 fds>" "<$(fds) fds>"
 expect "still serving after them" "hello from web" "$(A curl -sS -m 5 -x $P http://web.test/ 2>&1)"
 rss=$(awk '/^VmRSS:/{print $2}' /proc/$PROXY_PID/status)
-if [ "$rss" -lt 4096 ]; then ok "RSS after them: $rss KiB"; else not_ok "RSS after them: $rss KiB"; fi
+# an ASan build (hack/test.sh --sanitize) carries shadow memory and a
+# quarantine of freed blocks: only a gross leak would show there
+rss_max=4096
+grep -q __asan_init "$PROXY" && rss_max=65536
+if [ "$rss" -lt $rss_max ]; then ok "RSS after them: $rss KiB"; else not_ok "RSS after them: $rss KiB (limit $rss_max)"; fi
 
 # --- the lockdown, from inside -------------------------------------------------
 out=$("$PROXY" --self-test=layers 2>&1)
