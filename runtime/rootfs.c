@@ -179,6 +179,23 @@ attach (int mfd, int destfd, const char *dest, struct child_error *cerr)
   return 0;
 }
 
+/* A bind mount needs a file on a file and a directory on a directory: say
+ * which, rather than the EINVAL move_mount would give. */
+static int
+check_bind_kind (int destfd, const struct mount_step *s,
+                 struct child_error *cerr)
+{
+  struct stat st;
+  if (fstat (destfd, &st) < 0)
+    return child_error (cerr, errno, "mount destination `%s`", s->destination);
+  if (S_ISDIR (st.st_mode) == !s->dest_is_file)
+    return 0;
+  return child_error (cerr, s->dest_is_file ? EISDIR : ENOTDIR,
+                      "bind mount of the %s `%s` on `%s`",
+                      s->dest_is_file ? "file" : "directory", s->source,
+                      s->destination);
+}
+
 static int
 mount_step (int rootfd, const struct mount_step *s, struct child_error *cerr)
 {
@@ -187,6 +204,8 @@ mount_step (int rootfd, const struct mount_step *s, struct child_error *cerr)
   destfd = resolve_destination (rootfd, s, cerr);
   if (destfd < 0)
     return -1;
+  if (s->kind == MOUNT_KIND_BIND && check_bind_kind (destfd, s, cerr) < 0)
+    goto out;
   if (s->copy_up)
     {
       /* What the new mount will hide, opened before it is hidden. */
