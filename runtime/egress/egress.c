@@ -201,9 +201,12 @@ check_listener (int fd, const char *what, agentrt_error_t *err)
   if (!listening || type != SOCK_STREAM || (domain != AF_INET && domain != AF_INET6))
     return agentrt_error (err, EINVAL, "%s fd %d is not a listening TCP socket", what, fd);
   /* Both protocols start with the client talking: wake up only then.
-   * Accepted sockets inherit TCP_NODELAY from the listener. */
+   * Accepted sockets inherit TCP_NODELAY and the congestion control from
+   * the listener: the agent's side is loopback, where pacing and BBR's
+   * model only cost CPU (the outer side keeps the host's default). */
   (void) setsockopt (fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &(int){ 5 }, sizeof (int));
   (void) setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof (int));
+  (void) setsockopt (fd, IPPROTO_TCP, TCP_CONGESTION, "reno", 4);
   flags = fcntl (fd, F_GETFL);
   if (flags < 0 || fcntl (fd, F_SETFL, flags | O_NONBLOCK) < 0
       || fcntl (fd, F_SETFD, FD_CLOEXEC) < 0)
