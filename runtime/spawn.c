@@ -19,6 +19,24 @@
 #define CLONE_NEWTIME 0x00000080
 #endif
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPAWN_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SPAWN_ASAN 1
+#endif
+#ifdef SPAWN_ASAN
+#include <sanitizer/common_interface_defs.h>
+/* Sanitizer builds: the child's reports go to its stderr (the container's),
+ * as a log_path file on the host is out of reach once it has joined the
+ * container's mount namespace or pivoted. */
+#define sanitizer_reports_to_stderr() __sanitizer_set_report_fd ((void *) 2)
+#else
+#define sanitizer_reports_to_stderr() ((void) 0)
+#endif
+
 static pid_t
 raw_clone (unsigned long flags)
 {
@@ -167,6 +185,7 @@ child_main (const struct spawn_request *req, unsigned long early)
   pid_t init;
 
   memset (&cerr, 0, sizeof cerr);
+  sanitizer_reports_to_stderr ();
   close (req->parent_sock);
   for (size_t i = 0; i < req->n_close_in_child; i++)
     if (req->close_in_child[i] >= 0)
