@@ -194,7 +194,8 @@ start_racer ()
     | .process.args = ["cve-tools", "swap", "/shared", $a, $b, $s]
     | .process.terminal = false
     | .process.env |= map(if startswith("AGENTRT_TEST_TAG=") then . + "-racer" else . end)
-    | .mounts |= map(select(.destination != "/dev")) + [{destination: "/dev", type: "tmpfs", source: "tmpfs", options: ["nosuid", "mode=755"]}]
+    | (.mounts[] | select(.destination == "/dev"))
+      |= {destination: "/dev", type: "tmpfs", source: "tmpfs", options: ["nosuid", "mode=755"]}
     | .mounts += [{destination: "/shared", type: "bind", source: $d, options: ["rbind"]}]' \
     --arg own "$r" --arg a "$3" --arg b "$4" --arg s "$5" --arg d "$2") || return 1
   rt_ok create --bundle "$b" "$CT_ID-$1" || return 1
