@@ -31,8 +31,12 @@ PACKAGES=(
   build-essential autoconf automake libtool pkg-config git
   libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
   bats busybox-static jq iproute2 util-linux coreutils procps python3
-  crun runc
+  libcap2-bin crun runc
 )
+# A suite that needs more lists it in tests/<suite>/packages, one a line.
+for list in tests/*/packages; do
+  [[ -f $list ]] && PACKAGES+=($(grep -v '^#' "$list"))
+done
 SANITIZE_PACKAGES=(clang)
 
 # The bats suites, in order; a directory without .bats files is skipped.
