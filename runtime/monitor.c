@@ -273,12 +273,12 @@ on_sidecar_exit (struct monitor *m)
   m->sidecar = 0;
 }
 
-/* The init exited: record how (while it is a zombie its exit code is in
- * /proc; once its parent reaped it, it is unknown) and stop. */
+/* The init exited: record how (from the pidfd, also once its parent
+ * reaped it; on kernels before 6.15 only while it is a zombie) and stop. */
 static void __attribute__ ((noreturn))
 on_init_exit (struct monitor *m)
 {
-  int status = proc_exit_status (m->req->init_pid);
+  int status = proc_pidfd_exit_status (m->pidfd, m->req->init_pid);
   /* an OOM kill of the init itself makes both ready at once: the limit
    * event first, before the record of the exit it caused */
   if (m->watch)
@@ -367,6 +367,26 @@ close_egress_fds (const struct monitor_egress *e)
       close (fds[i]);
 }
 
+/* The monitor and the sidecar outlive the command that started them: they
+ * must not keep its stdio open.  An engine may read the runtime's stdout and
+ * stderr to EOF (containerd's shim does for `create` with a terminal, which
+ * would otherwise wait for the container's exit).  The sidecar reports its
+ * failures through the audit trail and its exit status. */
+static void
+detach_stdio (void)
+{
+  int fd = open ("/dev/null", O_RDWR);
+  int i;
+
+  if (fd < 0)
+    return;
+  for (i = 0; i < 3; i++)
+    if (i != fd)
+      dup2 (fd, i);
+  if (fd > 2)
+    close (fd);
+}
+
 static void __attribute__ ((noreturn))
 monitor_main (const struct monitor_request *req, int pidfd, int report)
 {
@@ -377,6 +397,7 @@ monitor_main (const struct monitor_request *req, int pidfd, int report)
   int err = 0;
 
   setsid ();
+  detach_stdio ();
   prctl (PR_SET_NAME, "agentrt-monitor", 0, 0, 0);
   clock_gettime (CLOCK_BOOTTIME, &m.started);
   sigfillset (&all);

@@ -6,9 +6,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -81,6 +83,44 @@ proc_exit_status (pid_t pid)
         p++;
     }
   return p ? atoi (p) : -1;
+}
+
+/* PIDFD_GET_INFO's first version (64 bytes), for headers older than
+ * Linux 6.15. */
+struct proc_pidfd_info
+{
+  uint64_t mask;
+  uint64_t cgroupid;
+  uint32_t ids[11]; /* pid, tgid, ppid, uids and gids */
+  int32_t exit_code;
+};
+#define PROC_PIDFD_GET_INFO _IOWR (0xFF, 11, struct proc_pidfd_info)
+#define PROC_PIDFD_INFO_EXIT (1ULL << 3)
+
+static int
+pidfd_exit_info (int pidfd)
+{
+  struct proc_pidfd_info info = { .mask = PROC_PIDFD_INFO_EXIT };
+
+  if (ioctl (pidfd, PROC_PIDFD_GET_INFO, &info) == 0
+      && (info.mask & PROC_PIDFD_INFO_EXIT))
+    return info.exit_code;
+  return -1;
+}
+
+/* The kernel keeps the exit information for the pidfd once the process is
+ * reaped; before that it is in /proc (a zombie).  A reap between the two
+ * reads is caught by the second ioctl. */
+int
+proc_pidfd_exit_status (int pidfd, pid_t pid)
+{
+  int status = pidfd_exit_info (pidfd);
+
+  if (status < 0)
+    status = proc_exit_status (pid);
+  if (status < 0)
+    status = pidfd_exit_info (pidfd);
+  return status;
 }
 
 bool

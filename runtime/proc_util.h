@@ -17,6 +17,11 @@ int proc_stat_read (pid_t pid, uint64_t *start_time, char *state);
  * was not reaped yet (field 52 of /proc/PID/stat); -1 when unknown. */
 int proc_exit_status (pid_t pid);
 
+/* The same for the process of a pidfd, also after its parent reaped it
+ * (an engine's conmon or shim usually does at once): PIDFD_GET_INFO with
+ * PIDFD_INFO_EXIT (Linux 6.15), else proc_exit_status.  -1 when unknown. */
+int proc_pidfd_exit_status (int pidfd, pid_t pid);
+
 /* True when pid exists, is not a zombie, and has the recorded start time. */
 bool proc_is_alive (pid_t pid, uint64_t start_time);
 
