@@ -1,11 +1,13 @@
 /* --systemd-cgroup: the container's cgroup as a transient systemd scope,
  * created over D-Bus (sd-bus) with StartTransientUnit (PIDs, Slice,
  * Delegate, accounting and the resource properties systemd knows), waited
- * for through JobRemoved, changed with SetUnitProperties and stopped with
- * StopUnit.  The cgroup files are still written afterwards, like runc. */
+ * for through JobRemoved, changed with SetUnitProperties, and killed
+ * (KillUnit, SIGKILL) and stopped with StopUnit.  The cgroup files are
+ * still written afterwards, like runc. */
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -454,6 +456,16 @@ cg_systemd_stop (const char *unit, agentrt_error_t *err)
 
   if (connect_systemd (&bus, &direct, err) < 0)
     return -1;
+  /* Whatever is still in the scope goes now (runc kills before it
+     destroys, too).  StopUnit alone sends SIGTERM, which a container's
+     init ignores unless it handles it, so systemd would wait out
+     TimeoutStopSec (90 s) and the job wait would time out first: a failed
+     create rolls back while its init is still in the scope.  A unit that
+     is gone or cannot be killed is StopUnit's business. */
+  sd_bus_call_method (bus, "org.freedesktop.systemd1",
+                      "/org/freedesktop/systemd1",
+                      "org.freedesktop.systemd1.Manager", "KillUnit", NULL,
+                      NULL, "ssi", unit, "all", SIGKILL);
   ret = sd_bus_message_new_method_call (bus, &m, "org.freedesktop.systemd1",
                                         "/org/freedesktop/systemd1",
                                         "org.freedesktop.systemd1.Manager",

@@ -3,12 +3,13 @@
  * Manager methods agentrt calls, over a fake cgroup tree.  Checks the unit
  * name, the properties sent (slice, delegation, PIDs, resources, v1 device
  * allow-list), waiting for JobRemoved (before and after the reply), job
- * failures, SetUnitProperties on update, StopUnit and a unit that is
- * already gone.  Real systemd is tested in the VM (docs/cgroups.md). */
+ * failures, SetUnitProperties on update, KillUnit then StopUnit and a
+ * unit that is already gone.  Real systemd is tested in the VM (docs/cgroups.md). */
 #include "config.h"
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -32,7 +33,9 @@ static struct
   char device_allow[1024]; /* "path perms;" */
   char set_props[512];
   uint32_t pid;
-  int starts, stops, sets;
+  int starts, stops, sets, kills;
+  int kill_signal, kills_at_stop; /* KillUnit's signal; kills when stopped */
+  char kill_whom[16];
   bool signal_first;       /* emit JobRemoved before replying */
   bool active;             /* the unit exists */
 } seen;
@@ -190,12 +193,30 @@ on_stop (sd_bus_message *m, void *userdata, sd_bus_error *e)
   if (r < 0)
     return r;
   seen.stops++;
+  seen.kills_at_stop = seen.kills;
   if (!seen.active || strcmp (unit, seen.unit) != 0)
     return sd_bus_error_setf (e, "org.freedesktop.systemd1.NoSuchUnit",
                               "Unit %s not loaded.", unit);
   seen.active = false;
   make_scope (false);
   return finish_job (m, unit, "done");
+}
+
+static int
+on_kill (sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+  const char *unit, *whom;
+  int sig, r = sd_bus_message_read (m, "ssi", &unit, &whom, &sig);
+
+  if (r < 0)
+    return r;
+  if (!seen.active || strcmp (unit, seen.unit) != 0)
+    return sd_bus_error_setf (e, "org.freedesktop.systemd1.NoSuchUnit",
+                              "Unit %s not loaded.", unit);
+  seen.kills++;
+  seen.kill_signal = sig;
+  snprintf (seen.kill_whom, sizeof seen.kill_whom, "%s", whom);
+  return sd_bus_reply_method_return (m, "");
 }
 
 static int
@@ -224,6 +245,7 @@ static const sd_bus_vtable manager[] = {
   SD_BUS_METHOD ("Subscribe", "", "", on_subscribe, 0),
   SD_BUS_METHOD ("StartTransientUnit", "ssa(sv)a(sa(sv))", "o", on_start, 0),
   SD_BUS_METHOD ("StopUnit", "ss", "o", on_stop, 0),
+  SD_BUS_METHOD ("KillUnit", "ssi", "", on_kill, 0),
   SD_BUS_METHOD ("SetUnitProperties", "sba(sv)", "", on_set, 0),
   SD_BUS_VTABLE_END
 };
@@ -360,6 +382,11 @@ test_scope (void)
 
   CHECK (cgroup_destroy (result.cgroup, &err) == 0);
   CHECK (seen.stops == 1 && !seen.active);
+  /* what is left in the scope is SIGKILLed first: a container's init
+     ignores the SIGTERM of StopUnit */
+  CHECK (seen.kills == 1 && seen.kills_at_stop == 1);
+  CHECK (seen.kill_signal == SIGKILL);
+  CHECK_STR_EQ (seen.kill_whom, "all");
   /* stopping a scope that is already gone is fine */
   CHECK (cgroup_destroy (result.cgroup, &err) == 0);
   CHECK (seen.stops == 2);
