@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "oci/policy_file.h"
 #include "runtime/cli.h"
 #include "runtime/cloned_binary.h"
 #include "runtime/commands.h"
@@ -54,9 +55,9 @@ usage (FILE *out)
                 "  --log-format FORMAT  text or json\n"
                 "  --debug              debug logging\n"
                 "  --systemd-cgroup     manage cgroups through systemd\n"
-                "  --policy FILE        admin policy (default %s/agentrt/policy.json)\n"
+                "  --policy FILE        admin policy (default " POLICY_FILE_DEFAULT_PATH ")\n"
                 "  --version            print the version\n\ncommands:\n",
-           DEFAULT_ROOT, AGENTRT_SYSCONFDIR);
+           DEFAULT_ROOT);
   for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 }
