@@ -84,6 +84,7 @@ container_state_to_json (const struct container_state *s, agentrt_error_t *err)
   write_optional_string (w, "envKeep", s->env_keep);
   write_optional_string (w, "auditDir", s->audit_dir);
   write_optional_string (w, "seccompProfile", s->seccomp_profile);
+  write_optional_string (w, "agentNetns", s->agent_netns);
   json_kv_uint (w, "lifetime", s->lifetime);
   write_annotations (w, &s->annotations);
   json_end_object (w);
@@ -154,6 +155,8 @@ parse_state (const struct json_ctx *c, const struct json_node *obj,
                              &s->audit_dir) < 0
       || json_member_string (c, obj, NULL, "seccompProfile", JSON_OPTIONAL,
                              &s->seccomp_profile) < 0
+      || json_member_string (c, obj, NULL, "agentNetns", JSON_OPTIONAL,
+                             &s->agent_netns) < 0
       || json_member_int (c, obj, NULL, "lifetime", JSON_OPTIONAL, JSON_U64,
                           &s->lifetime, NULL) < 0
       || member_kv_list (c, obj, NULL, "annotations", &s->annotations) < 0)
@@ -207,6 +210,7 @@ container_state_clear (struct container_state *s)
   free (s->env_keep);
   free (s->audit_dir);
   free (s->seccomp_profile);
+  free (s->agent_netns);
   kv_list_free (&s->annotations);
   memset (s, 0, sizeof *s);
 }

@@ -37,6 +37,7 @@ struct container_state
   char *env_keep;        /* comma list of names let through scrubbing */
   char *audit_dir;
   char *seccomp_profile; /* the agent profile, stacked for exec too */
+  char *agent_netns;     /* "dev:inode" of the agent's network namespace */
   uint64_t lifetime;     /* seconds */
   struct kv_list annotations;
 };

@@ -30,6 +30,7 @@
 #include "runtime/log.h"
 #include "runtime/monitor.h"
 #include "runtime/path_resolve.h"
+#include "runtime/shared_netns.h"
 #include "runtime/proc_util.h"
 #include "runtime/seccomp_notify.h"
 #include "runtime/spawn.h"
@@ -448,9 +449,21 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
   po->extra_seccomp = ctx->hardening.agent_seccomp;
   if (d->rootfs == HARDEN_ROOTFS_EPHEMERAL)
     po->ephemeral_size = d->ephemeral_size;
-  po->agent_netns = d->netns == HARDEN_NETNS_BUNDLE ? AGENT_NETNS_INNER
-                                                    : AGENT_NETNS_LO_UP;
-  po->egress_listeners = d->egress == HARDEN_EGRESS_PROXY;
+  switch (d->netns)
+    {
+    case HARDEN_NETNS_BUNDLE:
+      po->agent_netns = AGENT_NETNS_INNER;
+      break;
+    case HARDEN_NETNS_ADDED:
+      po->agent_netns = AGENT_NETNS_LO_UP;
+      break;
+    case HARDEN_NETNS_SHARED: /* already an agent namespace: join it as is */
+      po->agent_netns = AGENT_NETNS_AS_IS;
+      break;
+    }
+  /* a shared namespace is served by its owner's proxy */
+  po->egress_listeners = d->egress == HARDEN_EGRESS_PROXY
+                         && d->netns != HARDEN_NETNS_SHARED;
   st->hardened = true;
   st->created_new_netns = d->netns == HARDEN_NETNS_BUNDLE;
   st->egress = xstrdup (harden_egress_name (d->egress));
@@ -587,6 +600,8 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   if (finish_setup (ctx, err) < 0)
     return -1;
   fault_point ("create:init-ready");
+  if (ctx->hardening.enforced)
+    ctx->state.agent_netns = shared_netns_id (ctx->state.pid);
   if (ctx->hardening.enforced && start_monitor (ctx, err) < 0)
     return -1;
   fault_point ("create:monitor");

@@ -16,6 +16,7 @@
 #include "runtime/policy/host_view.h"
 #include "runtime/process_setup.h"
 #include "runtime/seccomp_cache.h"
+#include "runtime/shared_netns.h"
 #include "runtime/state_store.h"
 
 int
@@ -107,6 +108,8 @@ hardening_apply (const struct global_options *g, struct oci_config *config,
   kv_list_free (&annotations);
   if (r < 0)
     return agentrt_error_wrap (err, "hardening");
+  if (shared_netns_apply (g, config, &h->result, err) < 0)
+    return -1;
   if (compile_seccomp && compile_profile (g, h, err) < 0)
     return -1;
   return 0;

@@ -34,6 +34,7 @@ libruntime_a_SOURCES = \
 	runtime/process_setup.c runtime/process_setup.h \
 	runtime/process_stage.c runtime/process_stage.h \
 	runtime/rootfs.c runtime/rootfs.h \
+	runtime/shared_netns.c runtime/shared_netns.h \
 	runtime/spawn.c runtime/spawn.h \
 	runtime/state_store.c runtime/state_store.h \
 	runtime/supervise.c runtime/supervise.h \

@@ -316,8 +316,9 @@ harden_directives_write_json (const struct harden_directives *d,
   json_kv_string (w, "egress", harden_egress_name (d->egress));
   json_kv_string (w, "egressAllow", d->egress_allow);
   json_kv_bool (w, "egressAllowBroad", d->egress_allow_broad);
-  json_kv_string (w, "netns", d->netns == HARDEN_NETNS_ADDED ? "added"
-                                                             : "bundle");
+  json_kv_string (w, "netns", d->netns == HARDEN_NETNS_ADDED    ? "added"
+                              : d->netns == HARDEN_NETNS_SHARED ? "shared"
+                                                                : "bundle");
   json_key (w, "envKeep");
   json_begin_array (w);
   for (size_t i = 0; i < d->env_keep.len; i++)

@@ -53,6 +53,11 @@ enum harden_netns
    * the agent's process must be moved into a fresh namespace with only
    * `lo` after the create-time hooks ran. */
   HARDEN_NETNS_BUNDLE,
+  /* The bundle joins, by path, the agent namespace of another hardened
+   * container (the pause container of a Kubernetes pod): the container
+   * shares it as it is, and that container's proxy on 127.0.0.1 is its
+   * way out.  Decided by the runtime, which knows its containers. */
+  HARDEN_NETNS_SHARED,
 };
 
 struct harden_directives
