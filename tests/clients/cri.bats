@@ -216,11 +216,9 @@ ct_field ()
 
 # The containers of a pod join the sandbox's network namespace
 # (/proc/PAUSE-PID/ns/net, whatever the pod's network mode).  Under agentrt
-# that is the sandbox's own agent namespace, with only lo; agentrt does not
-# recognise it as such, gives the container a namespace and a proxy of its
-# own inside it, and that proxy's "outside" has no route: every request
-# gets 502.  Reported; these tests show what must work once it is fixed.
-CRI_POD_NETNS_GAP="agentrt gives a container that joins its pod sandbox's agent network namespace a proxy with no way out (502); see docs/engines.md, Known limits"
+# that is the sandbox's own agent namespace, with only lo: agentrt sees it
+# is another agentrt container's and lets the container share it, and the
+# sandbox's proxy, whose connections go to the sandbox's audit trail.
 
 # pod_egress NAME NETWORK-MODE: a pod whose annotation allowlists the test
 # server, a container in it, and what an agent there can reach.
@@ -249,18 +247,17 @@ pod_egress ()
   has_line denied=1
   has_text "Network is unreachable"
   has_line direct=1
+  jq -se '.[0].directives.netns == "shared"' "$AUDIT_DIR/$id.jsonl"
   jq -se 'map(select(.event == "egress" and .decision == "allow")) | length == 1' \
-    "$AUDIT_DIR/$id.jsonl"
+    "$AUDIT_DIR/$pod.jsonl"
 }
 
 @test "CRI pod network: the allowlisted server is reached only through the proxy" {
-  skip "$CRI_POD_NETNS_GAP"
   pod_egress bridged 0
   grep -qE "^${POD_SUBNET//./\\.}\.[0-9]+ .*\"GET / HTTP/1.1\" 200" "$T/server.log"
 }
 
 @test "CRI host-network pod: the allowlisted server is reached only through the proxy" {
-  skip "$CRI_POD_NETNS_GAP"
   pod_egress hostnet 2
   grep -qE "^${ENGINE_IP//./\\.} .*\"GET / HTTP/1.1\" 200" "$T/server.log"
 }
