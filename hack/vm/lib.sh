@@ -17,6 +17,13 @@
 VM_HACK_DIR=$AGENTRT_TOP/hack/vm
 VM_TESTS_DIR=$AGENTRT_TOP/tests/vm
 
+# The systemd guest's disk: Debian (the host's release) from this mirror.
+: "${AGENTRT_VM_MIRROR:=http://deb.debian.org/debian}"
+: "${AGENTRT_VM_SUITE:=$( (. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}") || true)}"
+# Bump when the image's content changes: a new name makes a new image.
+VM_IMAGE_LAYOUT=1
+VM_IMAGE_PACKAGES=systemd,systemd-sysv,libyajl2,libseccomp2,libcap2,libselinux1
+
 # The kernel modules the guests load (dependencies are added in order).
 VM_MODULES_V2=(overlay)
 VM_MODULES_DISK=(virtio_pci virtio_blk crc32c_generic ext4)
@@ -183,6 +190,12 @@ vm_stage_tree ()
   install -m 0755 "$VM_HACK_DIR/init" "$s/init" || return 1
   _copy_with_libs "$s" "$(command -v bash):/usr/bin/bash" "$agentrt:/opt/agentrt/bin/agentrt" "$egress:/opt/agentrt/bin/agentrt-egress" || return 1
   ln -s /usr/bin/bash "$s/bin/bash"
+  # busybox again, for the systemd guest (its tools come after Debian's).
+  mkdir -p "$s/opt/agentrt/bb"
+  cp "$BUSYBOX" "$s/opt/agentrt/bb/busybox" || return 1
+  for applet in $("$BUSYBOX" --list); do
+    [[ $applet == busybox ]] || ln -s busybox "$s/opt/agentrt/bb/$applet"
+  done
   install -D -m 0644 "$AGENTRT_TOP/seccomp-profiles/agent-default.json" \
     "$s/opt/agentrt/share/agent-default.json" || return 1
   mkrootfs "$s/opt/agentrt/rootfs" || return 1
@@ -206,9 +219,57 @@ vm_initramfs ()
   return $rc
 }
 
+# _image_setup ROOT: make a debootstrapped tree boot quickly to the test
+# unit under systemd: no logins, no timers, no fsck of the root.
+_image_setup ()
+{
+  local r=$1 u
+  printf '/dev/vda / ext4 rw,relatime 0 0\n' >"$r/etc/fstab"
+  echo agentrt-vm >"$r/etc/hostname"
+  ln -sf /lib/systemd/system/multi-user.target "$r/etc/systemd/system/default.target"
+  for u in getty@tty1.service serial-getty@ttyS0.service apt-daily.timer apt-daily-upgrade.timer \
+    dpkg-db-backup.timer e2scrub_all.timer e2scrub_reap.service fstrim.timer systemd-timesyncd.service; do
+    ln -sf /dev/null "$r/etc/systemd/system/$u"
+  done
+  rm -rf "$r"/var/cache/apt/archives/*.deb "$r"/var/lib/apt/lists/*
+}
+
+# vm_systemd_image_path: sets VM_IMAGE to where the image is cached.
+vm_systemd_image_path ()
+{
+  [[ -n $AGENTRT_VM_SUITE ]] || return 1
+  VM_IMAGE=$AGENTRT_VM_CACHE/debian-$AGENTRT_VM_SUITE-systemd-v$VM_IMAGE_LAYOUT.ext4
+}
+
+# vm_systemd_image: sets VM_IMAGE, the cached ext4 image of a minimal
+# Debian with systemd as init, building it the first time with debootstrap
+# (root; a few minutes).  Returns 2 when it cannot be built here (no
+# debootstrap, no mirror, no suite).
+vm_systemd_image ()
+{
+  local tmp
+  vm_systemd_image_path || return 2
+  [[ -f $VM_IMAGE ]] && return 0
+  command -v debootstrap >/dev/null && [[ $EUID -eq 0 ]] || return 2
+  vm_log "building $VM_IMAGE (debootstrap $AGENTRT_VM_SUITE from $AGENTRT_VM_MIRROR)"
+  mkdir -p "$AGENTRT_VM_CACHE" || return 1
+  tmp=$(mktemp -d "$AGENTRT_VM_CACHE/image.XXXXXX") || return 1
+  if ! debootstrap --variant=minbase --include="$VM_IMAGE_PACKAGES" \
+    "$AGENTRT_VM_SUITE" "$tmp/root" "$AGENTRT_VM_MIRROR" >"$tmp/debootstrap.log" 2>&1; then
+    tail -n 20 "$tmp/debootstrap.log" >&2
+    rm -rf "$tmp"
+    return 2
+  fi
+  _image_setup "$tmp/root" \
+    && mkfs.ext4 -q -F -L agentrt-vm -d "$tmp/root" "$tmp/image.ext4" 2G >/dev/null \
+    && mv "$tmp/image.ext4" "$VM_IMAGE" || { rm -rf "$tmp"; return 1; }
+  rm -rf "$tmp"
+}
+
 # vm_qemu LOGDIR TIMEOUT APPEND QEMU-ARGS...: boot VM_KERNEL with the
 # kernel command line APPEND; the console goes to LOGDIR/console.log,
-# the results port (ttyS1) to stdout and LOGDIR/results.log.  Returns
+# the results port (ttyS1) to LOGDIR/results.log and to stdout, each line
+# prefixed with [LOGDIR's name].  Returns
 # qemu's status (124 when TIMEOUT seconds ran out).
 vm_qemu ()
 {
@@ -220,7 +281,7 @@ vm_qemu ()
     -kernel "$VM_KERNEL" -append "console=ttyS0 panic=-1 quiet $append" \
     -serial "file:$logdir/console.log" \
     -chardev stdio,id=results,signal=off -serial chardev:results \
-    "$@" </dev/null | tee "$logdir/results.log"
+    "$@" </dev/null | tee "$logdir/results.log" | sed -u "s/^/[$(basename "$logdir")] /"
   return "${PIPESTATUS[0]}"
 }
 

@@ -8,12 +8,6 @@
 # shellcheck source=lib.sh
 . /opt/agentrt/tests/lib.sh
 
-# The balloon: doubles a string until the memory limit stops it.
-BALLOON='BEGIN { s = "x"; while (1) s = s s }'
-# Forks 30 sleepers in a subshell (which dies at the first failed fork),
-# then stays.
-FORKS='(for i in $(seq 30); do sleep 1000 & done); echo loop-done; exec sleep 1000'
-
 test_cgroup2_layout ()
 {
   local c
@@ -229,24 +223,10 @@ test_update ()
   rt delete --force up
 }
 
-# The device tests' container: opens /dev/vmkmsg (a bind mount of
-# /dev/kmsg, c 1:11) for reading and for writing, and writes /dev/null.
-DEVICE_PROBE='exec 2>&1
-if true </dev/vmkmsg; then echo read=ok; else echo read=denied; fi
-if true >/dev/vmkmsg; then echo write=ok; else echo write=denied; fi
-if echo x >/dev/null; then echo null=ok; else echo null=denied; fi'
-
-# devices_bundle DIR [DEVICE-RULES]: the probe's bundle.
-devices_bundle ()
-{
-  mk_bundle "$1" --mount "$(bind_mount /dev/kmsg /dev/vmkmsg)" \
-    --resources "{\"devices\": [${2:-}]}" sh -c "$DEVICE_PROBE"
-}
-
 test_devices_ebpf ()
 {
   local out
-  devices_bundle a
+  devices_bundle a ""
   out=$(rt run --bundle a dev-a </dev/null)
   expect_match "read=denied" "$out" "read of a device not allowed"
   expect_match "write=denied" "$out" "write of a device not allowed"
@@ -264,7 +244,7 @@ test_devices_hardened ()
 {
   local out
   use_policy default
-  devices_bundle a
+  devices_bundle a ""
   out=$(rt run --bundle a dev-h </dev/null)
   expect_match "read=denied" "$out" "read of a device not allowed"
   expect_match "write=denied" "$out" "write of a device not allowed"

@@ -19,7 +19,17 @@ CG=/sys/fs/cgroup
 # The parent of every container cgroup the tests name (agentrt, like runc,
 # never removes parents).
 CG_TEST_PARENT=vmtest
+# Global options for every agentrt command (the systemd suite sets
+# --systemd-cgroup).
+VM_RT_FLAGS=()
+# New cgroups that count as leaked after a test: all of them, except under
+# systemd, which makes and removes its own while the tests run.
+VM_CG_LEAK_RE=.
 : "${VM_TEST_TIMEOUT:=150}"
+# agentrt.verbose=1 on the kernel command line (hack/vm-test.sh --verbose):
+# every test's log, not only the failures'.
+VM_VERBOSE=0
+grep -qw 'agentrt.verbose=1' /proc/cmdline && VM_VERBOSE=1
 
 # ---- checks -----------------------------------------------------------------
 
@@ -126,7 +136,7 @@ use_policy ()
 # rt ARGS...: agentrt with the suite's --root and the test's policy.
 rt ()
 {
-  "$VM_RT" --root "$VM_STATE" --policy "$POLICY" "$@"
+  "$VM_RT" --root "$VM_STATE" --policy "$POLICY" "${VM_RT_FLAGS[@]}" "$@"
 }
 
 # mk_bundle DIR [OPTION...] [--] ARGS...: DIR/config.json from the
@@ -242,6 +252,32 @@ audit_has ()
   grep -qF "$pat" "$TEST_DIR/audit.out"
 }
 
+# ---- workloads the suites share ---------------------------------------------
+
+# The balloon (an awk program): doubles a string until the memory limit
+# stops it.
+BALLOON='BEGIN { s = "x"; while (1) s = s s }'
+# Forks 30 sleepers in a subshell (which dies at the first failed fork),
+# then stays.
+FORKS='(for i in $(seq 30); do sleep 1000 & done); echo loop-done; exec sleep 1000'
+
+# The device tests' container: opens /dev/vmkmsg (a bind mount of
+# /dev/kmsg, c 1:11) for reading and for writing, and writes /dev/null.
+DEVICE_PROBE='exec 2>&1
+if true </dev/vmkmsg; then echo read=ok; else echo read=denied; fi
+if true >/dev/vmkmsg; then echo write=ok; else echo write=denied; fi
+if echo x >/dev/null; then echo null=ok; else echo null=denied; fi'
+
+# devices_bundle DIR DEVICE-RULES [MK_BUNDLE-OPTION...]: the probe's
+# bundle; DEVICE-RULES is the inside of linux.resources.devices.
+devices_bundle ()
+{
+  local dir=$1 rules=$2
+  shift 2
+  mk_bundle "$dir" --mount "$(bind_mount /dev/kmsg /dev/vmkmsg)" \
+    --resources "{\"devices\": [$rules]}" "$@" sh -c "$DEVICE_PROBE"
+}
+
 # ---- the runner ---------------------------------------------------------------
 
 # _cg_snapshot: every cgroup directory, one a line.
@@ -266,7 +302,10 @@ _cleanup_test ()
     kill -KILL "$p"
     leaked=1
   done
-  _cg_snapshot | grep -vxF -f "$VM_WORK/cg-before" >"$VM_WORK/cg-new"
+  if declare -F suite_cleanup >/dev/null; then
+    suite_cleanup || leaked=1
+  fi
+  _cg_snapshot | grep -vxF -f "$VM_WORK/cg-before" | grep -E "$VM_CG_LEAK_RE" >"$VM_WORK/cg-new"
   while read -r d; do
     [[ $d == "./$CG_TEST_PARENT" ]] && continue
     echo "leaked cgroup: ${d#.}" >&2
@@ -288,6 +327,9 @@ _run_one ()
   local name=$1 pid wd rc
   (
     cd "$TEST_DIR" || exit 1
+    # The trace goes to the log whatever a command's stderr is redirected to.
+    exec {xfd}>>"$TEST_DIR/log"
+    BASH_XTRACEFD=$xfd
     set -eE -o pipefail
     trap 'echo "error at line $LINENO: $BASH_COMMAND" >&2' ERR
     use_policy off
@@ -335,6 +377,7 @@ run_suite ()
       pass=$((pass + 1))
       printf 'ok %d %s (%d.%01ds)\n' "$n" "$name" $((ms / 1000)) $((ms % 1000 / 100))
       [[ -f $TEST_DIR/notes ]] && sed 's/^/#   /' "$TEST_DIR/notes"
+      ((VM_VERBOSE)) && sed 's/^/#   /' "$TEST_DIR/log"
     elif ((rc == 77)); then
       skipped=$((skipped + 1))
       printf 'ok %d %s # SKIP %s\n' "$n" "$name" "$(cat "$TEST_DIR/skip" 2>/dev/null)"
