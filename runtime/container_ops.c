@@ -7,7 +7,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -81,6 +83,32 @@ container_cgroup (struct container *c, agentrt_error_t *err)
                       c->state->cgroup_owned, err);
 }
 
+/* Whether the init still waits at the exec fifo: until it exec's the
+ * program it holds the fifo open (the O_PATH fd from create, then the
+ * write end).  A `start` killed after the init went past the fifo leaves
+ * the fifo behind with the program running: that container is running
+ * (and a new `start` would wait forever for a byte nobody writes). */
+static bool
+init_holds_fifo (struct container *c)
+{
+  cleanup_dir DIR *d = NULL;
+  struct stat fifo, st;
+  struct dirent *e;
+  char path[64];
+
+  if (fstatat (c->dir.dirfd, EXEC_FIFO, &fifo, AT_SYMLINK_NOFOLLOW) < 0)
+    return false;
+  snprintf (path, sizeof path, "/proc/%d/fd", (int) c->state->pid);
+  d = opendir (path);
+  if (d == NULL)
+    return true; /* cannot tell: the fifo says created */
+  while ((e = readdir (d)) != NULL)
+    if (e->d_name[0] != '.' && fstatat (dirfd (d), e->d_name, &st, 0) == 0
+        && st.st_dev == fifo.st_dev && st.st_ino == fifo.st_ino)
+      return true;
+  return false;
+}
+
 enum container_status
 container_status (struct container *c)
 {
@@ -90,7 +118,7 @@ container_status (struct container *c)
 
   if (c->state == NULL || !proc_is_alive (c->state->pid, c->state->pid_start))
     return STATUS_STOPPED;
-  if (faccessat (c->dir.dirfd, EXEC_FIFO, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+  if (init_holds_fifo (c))
     return STATUS_CREATED;
   cg = container_cgroup (c, &err);
   if (cg == NULL)
@@ -189,6 +217,14 @@ container_start (struct container *c, agentrt_error_t *err)
   if (status != STATUS_CREATED)
     return agentrt_error (err, 0, "cannot start a container in the %s "
                           "state", container_status_name (status));
+  /* Fail closed: a hardened container's lifetime, limit events, exit
+   * record and egress hang on its monitor (missing when create was killed
+   * before it started it). */
+  if (c->state->hardened
+      && !proc_is_alive (c->state->monitor_pid, c->state->monitor_start))
+    return agentrt_error (err, 0, "cannot start container %s: its monitor "
+                          "is not running (create did not finish, or it "
+                          "was killed); delete the container", c->dir.id);
   pidfd = proc_pidfd_open_checked (c->state->pid, c->state->pid_start);
   if (pidfd < 0)
     return agentrt_error (err, -pidfd, "container init");
