@@ -318,8 +318,20 @@ kill_with_cgroup_kill (struct cgroup *cg, bool *done, agentrt_error_t *err)
   return 0;
 }
 
-int
-cgroup_kill_all (struct cgroup *cg, int sig, agentrt_error_t *err)
+/* Whether the directory members are read from was removed after it was
+ * opened (systemd removes a scope's cgroup once its last process exits). */
+static bool
+members_gone (struct cgroup *cg)
+{
+  int i = cg->layout->route[CG_FREEZER];
+  struct cg_dir *d = &cg->dirs[i >= 0 ? (size_t) i : 0];
+
+  return d->fd >= 0 && faccessat (d->fd, "cgroup.procs", F_OK, 0) < 0
+         && errno == ENOENT;
+}
+
+static int
+kill_all (struct cgroup *cg, int sig, agentrt_error_t *err)
 {
   bool done, can_freeze = cg->layout->route[CG_FREEZER] >= 0;
   int was_frozen;
@@ -361,4 +373,18 @@ cgroup_kill_all (struct cgroup *cg, int sig, agentrt_error_t *err)
       waited += delay;
       delay = delay < 50 ? delay * 2 : 50;
     }
+}
+
+int
+cgroup_kill_all (struct cgroup *cg, int sig, agentrt_error_t *err)
+{
+  if (kill_all (cg, sig, err) == 0)
+    return 0;
+  /* Vanished while being signalled: nothing was left in it. */
+  if ((*err)->status == ENOENT && members_gone (cg))
+    {
+      agentrt_error_release (err);
+      return 0;
+    }
+  return -1;
 }

@@ -3,11 +3,13 @@
  * what each OCI resource writes (memory.max/low/swap.max, pids.max,
  * cpu.weight/max/max.burst/idle, cpuset, io.weight/io.bfq.weight/io.max,
  * hugetlb.<size>.max, unified), error messages naming field and file,
- * stats parsing, member listing and the limit-event watch.  No root. */
+ * stats parsing, member listing, the limit-event watch and killing a
+ * cgroup that vanishes meanwhile.  No root. */
 #include "config.h"
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -474,6 +476,39 @@ test_pids_and_watch (void)
   cgroup_free (cg);
 }
 
+/* A cgroup removed while it is being killed (systemd removes a scope's
+ * cgroup as soon as its last process exits) had nothing left: success.
+ * A file missing from a cgroup that still exists stays an error. */
+static void
+test_kill_vanished (void)
+{
+  struct cgroup *cg = cg_new (layout, "/parent/gone", NULL, false);
+  agentrt_error_t err = NULL;
+  pid_t *pids = NULL;
+  size_t n = 0;
+  char *dir = xasprintf ("%s/parent/gone", tmp);
+  char *procs = xasprintf ("%s/cgroup.procs", dir);
+
+  mkdir (dir, 0755);
+  put ("parent/gone/cgroup.procs", "");
+  CHECK (cgroup_pids (cg, &pids, &n, &err) == 0 && n == 0); /* opens it */
+  free (pids);
+  /* no cgroup.freeze in a cgroup that exists: an error */
+  CHECK (cgroup_kill_all (cg, SIGKILL, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "cgroup.freeze");
+  agentrt_error_release (&err);
+  /* removed after it was opened */
+  CHECK (unlink (procs) == 0 && rmdir (dir) == 0);
+  CHECK (cgroup_kill_all (cg, SIGKILL, &err) == 0);
+  CHECK (cgroup_kill_all (cg, SIGTERM, &err) == 0);
+  if (err)
+    fprintf (stderr, "%s\n", err->msg);
+  agentrt_error_release (&err);
+  free (procs);
+  free (dir);
+  cgroup_free (cg);
+}
+
 int
 main (void)
 {
@@ -506,6 +541,7 @@ main (void)
       RUN_TEST (test_network_rdma);
       RUN_TEST (test_stats);
       RUN_TEST (test_pids_and_watch);
+      RUN_TEST (test_kill_vanished);
     }
   cgroup_layout_free (layout);
   agentrt_error_release (&err);
