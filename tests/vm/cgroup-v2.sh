@@ -18,7 +18,8 @@ test_cgroup2_layout ()
   for c in cpu cpuset io memory pids hugetlb; do
     grep -qw "$c" "$CG/cgroup.subtree_control" || fail "controller $c not enabled"
   done
-  rt features | grep -q '"v2": *true' || fail "features: no cgroup v2"
+  rt features >features.json
+  grep -q '"v2": *true' features.json || fail "features: no cgroup v2"
 }
 
 test_lifecycle ()

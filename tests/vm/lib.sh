@@ -1,11 +1,13 @@
 # shellcheck shell=bash
-# tests/vm/lib.sh: what the guest test suites (tests/vm/*-suite.sh) share:
+# tests/vm/lib.sh: what the guest test suites (cgroup-v2.sh, systemd.sh) share:
 # a small TAP-like runner whose output is the host's results channel, and
 # helpers for bundles, policies, containers and their cgroups.  Runs inside
 # the VM that hack/vm-test.sh boots (bash and busybox; agentrt in
 # /opt/agentrt/bin), as root, with cgroup2 on /sys/fs/cgroup.
 #
-# A test is a function; run_suite runs each in a subshell with `set -e`,
+# A test is a function; run_suite runs each in a subshell with `set -e`
+# and `pipefail` (so never `cmd | grep -q`: grep's early exit makes a
+# talkative cmd die of SIGPIPE and the pipeline fail; grep a file),
 # in its own directory ($TEST_DIR), with a time limit, then deletes every
 # container left in the state directory and fails the test if it left a
 # cgroup, a sidecar or a container behind.

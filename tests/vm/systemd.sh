@@ -117,7 +117,8 @@ test_scope_limits_enforced ()
     --resources '{"memory": {"limit": 33554432, "swap": 33554432}}' awk "$BALLOON"
   rt run --bundle b sl1 >run.out 2>&1 </dev/null && rc=0 || rc=$?
   expect_eq 137 "$rc" "run status of the balloon ($(cat run.out))"
-  dmesg | grep -q 'oom_memcg=/machine.slice/libpod-sl1.scope' \
+  dmesg >dmesg.out
+  grep -q 'oom_memcg=/machine.slice/libpod-sl1.scope' dmesg.out \
     || fail "no memcg OOM kill in libpod-sl1.scope in the kernel log"
   mk_bundle c --cgroups-path machine.slice:libpod:sl2 --resources '{"pids": {"limit": 10}}' sh -c "$FORKS"
   rt run -d --bundle c sl2 >run2.out 2>&1 </dev/null
