@@ -200,6 +200,7 @@ enter_cgroup (struct create_ctx *ctx, agentrt_error_t *err)
   ctx->cgroup.pid = ctx->state.pid;
   if (cgroup_enter (&ctx->cgroup, &result, err) < 0)
     return -1;
+  fault_point ("create:cgroup-made");
   for (i = 0; i < result.warnings.len; i++)
     log_warning ("%s", result.warnings.items[i]);
   cgroup_result_release (&result);
@@ -543,6 +544,7 @@ start_monitor (struct create_ctx *ctx, agentrt_error_t *err)
     close (egress.hosts_fd);
   if (r < 0)
     return -1;
+  fault_point ("create:monitor-forked");
   ctx->state.monitor_pid = ctx->rb.monitor.monitor;
   ctx->state.monitor_start = ctx->rb.monitor.monitor_start;
   ctx->state.sidecar_pid = ctx->rb.monitor.sidecar;
