@@ -228,6 +228,7 @@ container_start (struct container *c, agentrt_error_t *err)
   pidfd = proc_pidfd_open_checked (c->state->pid, c->state->pid_start);
   if (pidfd < 0)
     return agentrt_error (err, -pidfd, "container init");
+  fault_point ("start:init-checked");
   fifo = openat (c->dir.dirfd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fifo < 0)
     return agentrt_error (err, errno, "open `%s/%s`", c->dir.path, EXEC_FIFO);
@@ -346,8 +347,10 @@ container_delete (struct container *c, bool force, agentrt_error_t *err)
   if (kill_everything (c, cg, err) < 0
       || (cg && cgroup_destroy (cg, err) < 0))
     r = -1;
+  fault_point ("delete:processes-killed");
   if (c->state)
     stop_helpers (c);
+  fault_point ("delete:helpers-stopped");
   /* The rootfs bind (and every mount below it) of a container that had no
    * mount namespace lives in ours: detach it. */
   if (r == 0 && c->state && c->state->host_mount_ns

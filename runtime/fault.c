@@ -12,7 +12,8 @@ void
 fault_point (const char *stage)
 {
   const char *wanted = getenv ("AGENTRT_FAULT_STAGE");
+  const char *sig = getenv ("AGENTRT_FAULT_SIGNAL");
   if (wanted && strcmp (wanted, stage) == 0)
-    raise (SIGKILL);
+    raise (sig && strcmp (sig, "STOP") == 0 ? SIGSTOP : SIGKILL);
 }
 #endif
