@@ -285,18 +285,22 @@ vm_qemu ()
   return "${PIPESTATUS[0]}"
 }
 
-# vm_verdict LOGDIR: 0 when results.log ends with a clean summary line;
-# otherwise prints why and the console's tail and returns 1.
+# vm_verdict LOGDIR: prints PASS or FAIL with the guest's counts; 0 when
+# results.log ends with a summary line without failures.  A guest that
+# never printed one failed: the console's tail says why.
 vm_verdict ()
 {
-  local logdir=$1 summary
+  local logdir=$1 name summary
+  name=$(basename "$logdir")
   summary=$(grep -a '^VMTEST RESULT ' "$logdir/results.log" | tail -n 1)
   if [[ -z $summary ]]; then
-    echo "vm: no result line from the guest (crash or timeout); console tail:" >&2
+    echo "vm: $name: FAIL: no result line from the guest (crash or timeout); console tail:" >&2
     tail -n 40 "$logdir/console.log" >&2
     return 1
   fi
   if [[ $summary != *" fail=0 "* ]]; then
+    echo "vm: $name: FAIL (${summary#VMTEST RESULT })" >&2
     return 1
   fi
+  echo "vm: $name: PASS (${summary#VMTEST RESULT })" >&2
 }
