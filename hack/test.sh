@@ -12,6 +12,7 @@
 #     --no-deps         do not check or install packages
 #     --no-unit         skip make check
 #     --no-integration  skip the bats suites
+#     --no-vm           skip the cgroup v2 VM (hack/vm-test.sh --only v2)
 #     --filter REGEX    only bats tests whose name matches
 #     --jobs N          run N bats tests at once (installs GNU parallel);
 #                       the tests are isolated, but timing-sensitive ones
@@ -51,7 +52,7 @@ usage ()
   exit "${1:-0}"
 }
 
-sanitize=0 deps=1 unit=1 integration=1 runtime= filter= jobs=$(nproc) bats_jobs=1
+sanitize=0 deps=1 unit=1 integration=1 vm=1 runtime= filter= jobs=$(nproc) bats_jobs=1
 bats_files=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -60,6 +61,7 @@ while [[ $# -gt 0 ]]; do
     --no-deps) deps=0; shift ;;
     --no-unit) unit=0; shift ;;
     --no-integration) integration=0; shift ;;
+    --no-vm) vm=0; shift ;;
     --filter) filter=$2; shift 2 ;;
     --jobs) bats_jobs=$2; shift 2 ;;
     -j) jobs=$2; shift 2 ;;
@@ -185,6 +187,13 @@ main ()
   if ((integration)); then
     [[ $EUID -eq 0 ]] || echo "warning: not root: most integration tests will be skipped" >&2
     integration_tests "$runtime"
+  fi
+  # A pure cgroup v2 kernel under qemu (the systemd VM is on demand:
+  # hack/vm-test.sh); not for sanitizer builds or another runtime.
+  if ((vm)) && ((!sanitize)) && [[ $runtime == "$build_dir/agentrt" ]]; then
+    log "cgroup v2 VM (hack/vm-test.sh --only v2)"
+    AGENTRT_BUILD_DIR=$build_dir "$AGENTRT_TOP/hack/vm-test.sh" --only v2 \
+      $( ((deps)) || echo --no-deps)
   fi
   log "all tests passed"
 }
