@@ -1,0 +1,276 @@
+#!/bin/bash
+# hack/bench.sh [--quick] [SECTION...]: agentrt's cost next to runc, crun,
+# the bare kernel and tinyproxy, measured in one run (docs/benchmarks.md).
+# Sections (default: all):
+#   run        `run` of /bin/true in a busybox bundle: agentrt unhardened,
+#              hardened without and with the egress sidecar, runc, crun and
+#              the kernel floor (unshare of the same namespaces), interleaved
+#   lifecycle  create, start and delete --force of a detached `sleep`, the
+#              same runtimes interleaved, each step timed
+#   egress     agentrt-egress against a direct loopback connection and
+#              tinyproxy: throughput, CPU per GiB, added time per new
+#              connection, memory idle and with 500 tunnels; once started
+#              directly (the proxy alone) and once as a container's sidecar
+#              (curl and netbench inside a hardened container)
+# --quick: a few iterations of everything (CI smoke: the figures mean
+# nothing then).  Figures are medians of interleaved rounds and ratios of
+# runtimes measured in the same run; the script judges nothing and exits 0
+# when every measurement ran.  Needs root, runc, crun, tinyproxy, curl.
+# Environment: RUNTIME (default: agentrt built in _build/, with
+# agentrt-egress next to it), RUNC, CRUN, ROUNDS_RUN, ROUNDS_LIFECYCLE,
+# EGRESS_BYTES, BENCH_KEEP (directory to copy the raw figures to).
+set -euo pipefail
+SELF=$(readlink -f "$0")
+HERE=$(dirname "$SELF")
+# shellcheck source=hack/lib.sh
+. "$HERE/lib.sh"
+# shellcheck source=hack/bench/common.sh
+. "$HERE/bench/common.sh"
+
+quick=0
+sections=()
+for arg; do
+  case $arg in
+    --quick) quick=1 ;;
+    run|lifecycle|egress) sections+=("$arg") ;;
+    -h|--help) sed -n '2,23s/^# \{0,1\}//p' "$SELF"; exit 0 ;;
+    *) echo "bench.sh: unknown argument \`$arg\` (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ ${#sections[@]} -gt 0 ]] || sections=(run lifecycle egress)
+bench_require runc crun tinyproxy curl jq nsenter unshare ip cc python3 numfmt
+bench_runtimes
+
+if [[ $quick == 1 ]]; then
+  : "${ROUNDS_RUN:=4}" "${ROUNDS_LIFECYCLE:=3}" "${EGRESS_BYTES:=67108864}"
+  EGRESS_ARGS=(--rounds 1 --conn-rounds 2 --conns 25 --hold 50)
+  WARMUP=1
+else
+  : "${ROUNDS_RUN:=150}" "${ROUNDS_LIFECYCLE:=80}" "${EGRESS_BYTES:=1073741824}"
+  EGRESS_ARGS=(--rounds 5 --conn-rounds 8 --conns 125 --hold 500)
+  WARMUP=5
+fi
+
+T=$(mktemp -d /tmp/agentrt-bench.XXXXXX)
+NETNS=agentrt-bench-$$
+PIDS=()
+cleanup ()
+{
+  local pid r id rt
+  set +e
+  for r in "$T"/root-*; do
+    [[ -d $r ]] || continue
+    case $r in
+      *-runc) rt=$RUNC ;; *-crun) rt=$CRUN ;; *) rt=$AGENTRT ;;
+    esac
+    for id in $("$rt" --root "$r" list -q 2>/dev/null); do
+      if [[ $rt == "$CRUN" && -n ${CRUN_NS:-} ]]; then
+        nsenter --mount="$CRUN_NS" "$rt" --root "$r" delete --force "$id" >/dev/null 2>&1
+      else
+        "$rt" --root "$r" delete --force "$id" >/dev/null 2>&1
+      fi
+    done
+  done
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
+  ip netns del "$NETNS" 2>/dev/null
+  rm -rf --one-file-system "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log () { printf '%s\n' "$*" >&2; }
+load () { bench_load; }
+
+cc -D_GNU_SOURCE -O2 -Wall -o "$T/runloop" "$HERE/bench/runloop.c"
+cc -D_GNU_SOURCE -O2 -Wall -o "$T/netbench" "$HERE/bench/netbench.c"
+
+# Bundles: one busybox rootfs, config from `agentrt spec` with an
+# ociVersion crun 1.8 accepts; variants differ only in process and
+# annotations.
+mkbundle "$T/bundle" "$AGENTRT"
+jq '.ociVersion = "1.0.2"' "$T/bundle/config.json" >"$T/base.json"
+bundle () # NAME JQ-FILTER [JQ-ARGS...]
+{
+  local name=$1 filter=$2
+  shift 2
+  mkdir -p "$T/$name"
+  jq --arg rootfs "$T/bundle/rootfs" "$@" "$filter | .root.path = \$rootfs" \
+    "$T/base.json" >"$T/$name/config.json"
+}
+bundle true '.process.args = ["/bin/true"]'
+bundle true-none '.process.args = ["/bin/true"] | .annotations["run.agentrt.egress"] = "none"'
+bundle sleep '.process.args = ["sleep", "100000"]'
+bundle sleep-none '.process.args = ["sleep", "100000"] | .annotations["run.agentrt.egress"] = "none"'
+
+bench_policies "$T"
+
+# crun 1.8 refuses this machine's hybrid cgroups: it runs in a private
+# mount namespace (held by a sleep of ours) where cgroup2's
+# cgroup.controllers is covered by an empty file.  runloop joins it with
+# setns before exec; nothing changes on the host.
+: >"$T/empty"
+# shellcheck disable=SC2016 # \$1 is the inner shell's
+unshare --mount --propagation private -- sh -c \
+  'mount --bind "$1" /sys/fs/cgroup/unified/cgroup.controllers && exec sleep 1000000' \
+  sh "$T/empty" &
+PIDS+=($!)
+CRUN_PID=$!
+for _ in $(seq 100); do
+  grep -q ' /sys/fs/cgroup/unified/cgroup.controllers ' "/proc/$CRUN_PID/mountinfo" 2>/dev/null && break
+  sleep 0.05
+done
+CRUN_NS=/proc/$CRUN_PID/ns/mnt
+if [[ $(nsenter --mount="$CRUN_NS" cat /sys/fs/cgroup/unified/cgroup.controllers) != "" ]]; then
+  log "bench.sh: could not prepare crun's mount namespace"
+  exit 1
+fi
+
+# plan_line VARIANT STEP MNTNS ARGS...: one runloop step.
+plan_line () { local IFS=$'\t'; printf '%s\n' "$*"; }
+AGENTRT_OFF=("$AGENTRT" --root "$T/root-off" --policy "$T/policy-off.json")
+AGENTRT_HARD=("$AGENTRT" --root "$T/root-hard" --policy "$T/policy-hard.json")
+
+# section_header NAME TITLE: the title, date and load; the load goes to
+# the summary too.
+section_header ()
+{
+  log ""
+  log "== $1: $2 ($(date -u +%FT%TZ), $(load))"
+  printf 'load.%s %s\n' "$1" "$(load | cut -d' ' -f2 | tr -d ,)" >>"$T/raw-load.kv"
+}
+
+# ---- run -------------------------------------------------------------------
+section_run ()
+{
+  section_header run "/bin/true, $ROUNDS_RUN interleaved rounds"
+  {
+    plan_line floor run - unshare --mount --pid --net --uts --ipc --fork /bin/true
+    plan_line runc run - "$RUNC" --root "$T/root-runc" run --bundle "$T/true" r@I@
+    plan_line crun run "$CRUN_NS" "$CRUN" --root "$T/root-crun" run --bundle "$T/true" c@I@
+    plan_line agentrt run - "${AGENTRT_OFF[@]}" run --bundle "$T/true" a@I@
+    plan_line agentrt-hard-none run - "${AGENTRT_HARD[@]}" run --bundle "$T/true-none" n@I@
+    plan_line agentrt-hard run - "${AGENTRT_HARD[@]}" run --bundle "$T/true" h@I@
+  } >"$T/plan-run"
+  "$T/runloop" "$ROUNDS_RUN" "$WARMUP" "$T/plan-run" >"$T/raw-run" 2>"$T/log-run" \
+    || { cat "$T/log-run" >&2; return 1; }
+  python3 "$HERE/bench/summary.py" "$T/raw-run" --prefix run. \
+    --ratio agentrt/runc --ratio agentrt/crun --ratio agentrt/floor --ratio crun/runc \
+    --ratio crun/floor --ratio agentrt-hard/crun \
+    --diff agentrt-hard-none:agentrt --diff agentrt-hard:agentrt-hard-none \
+    --diff agentrt-hard:agentrt >&2
+  log "   $(load) at the end"
+}
+
+# ---- lifecycle ---------------------------------------------------------------
+section_lifecycle ()
+{
+  local v ns b rt=()
+  section_header lifecycle "create, start, delete --force of sleep, $ROUNDS_LIFECYCLE interleaved rounds"
+  for v in runc crun agentrt agentrt-hard-none agentrt-hard; do
+    ns=- b=$T/sleep
+    case $v in
+      runc) rt=("$RUNC" --root "$T/root-runc") ;;
+      crun) rt=("$CRUN" --root "$T/root-crun") ns=$CRUN_NS ;;
+      agentrt) rt=("${AGENTRT_OFF[@]}") ;;
+      agentrt-hard-none) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-none ;;
+      agentrt-hard) rt=("${AGENTRT_HARD[@]}") ;;
+    esac
+    plan_line "$v" create "$ns" "${rt[@]}" create --bundle "$b" "l$v-@I@"
+    plan_line "$v" start "$ns" "${rt[@]}" start "l$v-@I@"
+    plan_line "$v" delete "$ns" "${rt[@]}" delete --force "l$v-@I@"
+  done >"$T/plan-lifecycle"
+  "$T/runloop" "$ROUNDS_LIFECYCLE" "$WARMUP" "$T/plan-lifecycle" >"$T/raw-lifecycle" \
+    2>"$T/log-lifecycle" || { cat "$T/log-lifecycle" >&2; return 1; }
+  local step
+  for step in create start delete ""; do
+    python3 "$HERE/bench/summary.py" "$T/raw-lifecycle" --prefix lifecycle. ${step:+--step "$step"} \
+      --ratio agentrt/runc --ratio agentrt/crun --ratio crun/runc \
+      --diff agentrt-hard-none:agentrt --diff agentrt-hard:agentrt-hard-none >&2
+  done
+  log "   $(load) at the end"
+}
+
+# ---- egress ------------------------------------------------------------------
+# The egress section's world: a network namespace of ours with only lo up,
+# holding the server, tinyproxy, agentrt-egress started directly (as
+# tests/egress/launch.py starts it for its harness: listeners inherited,
+# pidfd of a watched process, audit file), and the outside of a hardened
+# agentrt container whose sidecar is allowed to reach the server.
+section_egress ()
+{
+  local port=18080 tp_port=18081 eg_port=18082 id=egress-bench
+  section_header egress "$(numfmt --to=iec "$EGRESS_BYTES") downloads, new connections, memory"
+  ip netns add "$NETNS"
+  ip -n "$NETNS" link set lo up
+  local inns=(nsenter --net="/run/netns/$NETNS")
+
+  "${inns[@]}" "$T/netbench" serve "$port" &
+  PIDS+=($!)
+  cat >"$T/tinyproxy.conf" <<EOF
+Port $tp_port
+Listen 127.0.0.1
+Timeout 600
+MaxClients 1000
+Allow 127.0.0.1
+LogLevel Critical
+User nobody
+Group nogroup
+EOF
+  "${inns[@]}" tinyproxy -d -c "$T/tinyproxy.conf" &
+  PIDS+=($!)
+  local tp_pid=$!
+  "${inns[@]}" sleep 1000000 &
+  PIDS+=($!)
+  "${inns[@]}" python3 "$AGENTRT_TOP/tests/egress/launch.py" --proxy "$EGRESS_BIN" \
+    --watch-pid "$!" --audit "$T/egress-direct.jsonl" --http-port "$eg_port" \
+    --socks-port $((eg_port + 1)) --allow "127.0.0.1:$port" &
+  PIDS+=($!)
+  local eg_pid=$!
+
+  # The container: busybox plus the host's /usr (curl) read-only, netbench
+  # in /bin, its outside network namespace ours.
+  mkdir -p "$T/egress-bundle"
+  copy_rootfs "$(rootfs_cache)" "$T/egress-bundle/rootfs"
+  mkdir -p "$T/egress-bundle/rootfs/usr"
+  ln -s usr/lib "$T/egress-bundle/rootfs/lib"
+  ln -s usr/lib64 "$T/egress-bundle/rootfs/lib64"
+  cp "$T/netbench" "$T/egress-bundle/rootfs/bin/netbench"
+  jq --arg ns "/run/netns/$NETNS" --arg allow "127.0.0.1:$port" '
+      .process.args = ["sleep", "100000"]
+    | .annotations["run.agentrt.egress.allow"] = $allow
+    | .mounts += [{destination: "/usr", type: "bind", source: "/usr",
+                   options: ["rbind", "ro", "nosuid", "nodev"]}]
+    | .linux.namespaces = [.linux.namespaces[] | if .type == "network" then .path = $ns else . end]' \
+    "$T/base.json" >"$T/egress-bundle/config.json"
+  "${AGENTRT_HARD[@]}" run --detach --bundle "$T/egress-bundle" "$id" </dev/null >/dev/null 2>"$T/log-egress-ct" \
+    || { cat "$T/log-egress-ct" >&2; return 1; }
+  local sc_pid
+  sc_pid=$(jq .sidecarPid "$T/root-hard/$id/state.json")
+
+  for _ in $(seq 100); do
+    grep -q "Seccomp:	2" "/proc/$eg_pid/status" 2>/dev/null \
+      && "${inns[@]}" "$T/netbench" conns "$tp_port" "$port" 1 >/dev/null 2>&1 && break
+    sleep 0.05
+  done
+  python3 "$HERE/bench/egress.py" --netbench "$T/netbench" --netns "/run/netns/$NETNS" \
+    --port "$port" --bytes "$EGRESS_BYTES" "${EGRESS_ARGS[@]}" \
+    --proxy "agentrt-egress:$eg_port:$eg_pid" --proxy "tinyproxy:$tp_port:$tp_pid" \
+    --container "sidecar:$sc_pid" --exec "${AGENTRT_HARD[*]} exec $id" \
+    --kv "$T/raw-egress.kv" >&2
+  "${AGENTRT_HARD[@]}" delete --force "$id"
+  log "   $(load) at the end"
+}
+
+# ---- summary -------------------------------------------------------------------
+for s in "${sections[@]}"; do
+  "section_$s"
+done
+cat "$T"/raw-*.kv >"$T/all.kv" 2>/dev/null || true
+log ""
+log "== summary ($(date -u +%FT%TZ), $(nproc) cores, $(load))"
+python3 "$HERE/bench/table.py" "$T/all.kv" >&2
+if [[ -n ${BENCH_KEEP:-} ]]; then
+  mkdir -p "$BENCH_KEEP"
+  cp "$T"/raw-* "$T/all.kv" "$BENCH_KEEP/"
+fi

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""hack/bench/egress.py: the egress section of hack/bench.sh.
+  egress.py --netbench BIN --netns /run/netns/NAME --port SERVER_PORT
+            --proxy NAME:PORT:PID ... [--container NAME:SIDECAR_PID
+            --exec "agentrt ... exec ID"] --bytes N --rounds R
+            --conn-rounds K --conns N --hold N --kv FILE
+Targets: `direct` (netbench/curl in the namespace, straight to the
+server), each --proxy (reached with CONNECT on 127.0.0.1:PORT in the
+namespace; PID is the process whose CPU and memory count), and the
+--container, whose processes (started with --exec) reach the server
+through their sidecar on 127.0.0.1:3128.  Every measurement is repeated
+in rounds that visit the targets in a rotating order; medians are taken
+over rounds (throughput) or over all samples (new connections).
+Figures go to stdout and, as `key value` lines, to --kv."""
+import argparse
+import shlex
+import statistics
+import subprocess
+
+GIB = 1 << 30
+SIDECAR_PORT = 3128
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / 100.0  # USER_HZ
+
+
+def memory_kib(pid):
+    """RSS and PSS (KiB) from smaps_rollup."""
+    rss = pss = 0
+    with open("/proc/%d/smaps_rollup" % pid) as f:
+        for line in f:
+            if line.startswith("Rss:"):
+                rss = int(line.split()[1])
+            elif line.startswith("Pss:"):
+                pss = int(line.split()[1])
+    return rss, pss
+
+
+class Target:
+    """Where a client runs (PREFIX: nsenter or agentrt exec), which proxy
+    port it goes through (VIA, 0: none) and whose CPU and memory count."""
+
+    def __init__(self, name, via, pid, prefix, netbench_path):
+        self.name, self.via, self.pid = name, via, pid
+        self.prefix, self.netbench_path = prefix, netbench_path
+
+    def cmd(self, argv):
+        return self.prefix + argv
+
+
+def run(argv):
+    return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+
+
+def rotate(items, k):
+    k %= len(items)
+    return items[k:] + items[:k]
+
+
+def measure_cpu(t, fn):
+    c0 = cpu_seconds(t.pid) if t.pid else 0
+    out = fn()
+    return out, (cpu_seconds(t.pid) - c0) if t.pid else None
+
+
+def throughput(a, targets, kv, tool):
+    """One download of a.bytes per target and round, with netbench or curl."""
+    times = {t.name: [] for t in targets}
+    cpus = {t.name: [] for t in targets}
+    for r in range(a.rounds):
+        for t in rotate(targets, r):
+            if tool == "netbench":
+                argv = t.cmd([t.netbench_path, "get", str(t.via or "-"), str(a.port), str(a.bytes)])
+            else:
+                # --noproxy "": the container's NO_PROXY names 127.0.0.1
+                argv = t.cmd(["curl", "-sS", "--noproxy", "", "-o", "/dev/null",
+                              "-w", "%{time_total}"]
+                             + (["-x", "http://127.0.0.1:%d" % t.via] if t.via else [])
+                             + ["http://127.0.0.1:%d/%d" % (a.port, a.bytes)])
+            out, cpu = measure_cpu(t, lambda: run(argv))
+            times[t.name].append(float(out.split()[-1]))
+            if cpu is not None:
+                cpus[t.name].append(cpu)
+    direct = statistics.median(times["direct"])
+    print("  throughput, %s, %d round(s) of %d MiB:" % (tool, a.rounds, a.bytes >> 20))
+    for t in targets:
+        med = statistics.median(times[t.name])
+        mibs = a.bytes / med / (1 << 20)
+        line = "    %-16s %7.0f MiB/s  %.2fx direct" % (t.name, mibs, direct / med)
+        kv.append(("egress.%s.%s.MiBps" % (tool, t.name), "%.0f" % mibs))
+        if t.name != "direct":
+            kv.append(("egress.%s.%s/direct" % (tool, t.name), "%.2f" % (direct / med)))
+        if cpus[t.name]:
+            per_gib = statistics.median(cpus[t.name]) / (a.bytes / GIB)
+            line += "  proxy CPU %.2f s/GiB" % per_gib
+            kv.append(("egress.%s.%s.cpu_s_per_GiB" % (tool, t.name), "%.2f" % per_gib))
+        print(line)
+
+
+def connections(a, targets, kv):
+    """a.conn_rounds x a.conns sequential new connections per target."""
+    samples = {t.name: [] for t in targets}
+    cpus = {t.name: 0.0 for t in targets}
+    for t in targets:  # warm up
+        run(t.cmd([t.netbench_path, "conns", str(t.via or "-"), str(a.port), "20"]))
+    for r in range(a.conn_rounds):
+        for t in rotate(targets, r):
+            argv = t.cmd([t.netbench_path, "conns", str(t.via or "-"), str(a.port), str(a.conns)])
+            out, cpu = measure_cpu(t, lambda: run(argv))
+            samples[t.name] += [float(x) for x in out.split()]
+            cpus[t.name] += cpu or 0.0
+    n = a.conn_rounds * a.conns
+    direct = statistics.median(samples["direct"])
+    print("  new connection (connect, CONNECT, 1-byte round trip, close), %d per target:" % n)
+    for t in targets:
+        q = statistics.quantiles(samples[t.name], n=4)
+        line = "    %-16s median %6.0f us (IQR %.0f-%.0f)" % (t.name, q[1], q[0], q[2])
+        kv.append(("egress.conn.%s.us" % t.name, "%.0f" % q[1]))
+        if t.name != "direct":
+            line += "  added %.3f ms" % ((q[1] - direct) / 1e3)
+            kv.append(("egress.conn.%s.added_ms" % t.name, "%.3f" % ((q[1] - direct) / 1e3)))
+        if t.pid:
+            line += "  proxy CPU %.0f us/conn" % (cpus[t.name] / n * 1e6)
+            kv.append(("egress.conn.%s.cpu_us" % t.name, "%.0f" % (cpus[t.name] / n * 1e6)))
+        print(line)
+
+
+def memory(a, targets, kv):
+    print("  proxy memory, idle and with %d open tunnels (KiB):" % a.hold)
+    for t in targets:
+        if not t.pid:
+            continue
+        rss0, pss0 = memory_kib(t.pid)
+        p = subprocess.Popen(t.cmd([t.netbench_path, "hold", str(t.via), str(a.port), str(a.hold)]),
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        ready = p.stdout.readline().strip()
+        rss1, pss1 = memory_kib(t.pid)
+        p.stdin.close()
+        if p.wait() != 0 or ready != "ready":
+            raise SystemExit("egress.py: %s: holding %d tunnels failed" % (t.name, a.hold))
+        print("    %-16s idle RSS %6d PSS %6d   %d tunnels RSS %6d PSS %6d"
+              % (t.name, rss0, pss0, a.hold, rss1, pss1))
+        for k, v in (("rss_idle", rss0), ("pss_idle", pss0), ("rss_hold", rss1),
+                     ("pss_hold", pss1)):
+            kv.append(("egress.mem.%s.%s_KiB" % (t.name, k), str(v)))
+    kv.append(("egress.hold", str(a.hold)))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--netbench", required=True)
+    p.add_argument("--netns", required=True)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--proxy", action="append", default=[])
+    p.add_argument("--container")
+    p.add_argument("--exec", dest="exec_")
+    p.add_argument("--bytes", type=int, default=GIB)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--conn-rounds", type=int, default=8)
+    p.add_argument("--conns", type=int, default=125)
+    p.add_argument("--hold", type=int, default=500)
+    p.add_argument("--kv", required=True)
+    a = p.parse_args()
+
+    inns = ["nsenter", "--net=" + a.netns]
+    targets = [Target("direct", 0, 0, inns, a.netbench)]
+    for spec in a.proxy:
+        name, port, pid = spec.split(":")
+        targets.append(Target(name, int(port), int(pid), inns, a.netbench))
+    if a.container:
+        name, pid = a.container.split(":")
+        targets.append(Target(name, SIDECAR_PORT, int(pid), shlex.split(a.exec_),
+                              "/bin/netbench"))
+
+    kv = []
+    memory(a, targets, kv)
+    throughput(a, targets, kv, "netbench")
+    throughput(a, targets, kv, "curl")
+    connections(a, targets, kv)
+    with open(a.kv, "w") as f:
+        for k, v in kv:
+            f.write("%s %s\n" % (k, v))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""hack/bench/table.py KV: the summary table at the end of hack/bench.sh.
+KV holds the `key value` lines summary.py and egress.py wrote.  Each row
+is one figure next to its target (docs/benchmarks.md); the last column
+says whether this run met it.  Nothing here fails: the figures of a noisy
+or --quick run are information, not a verdict."""
+import sys
+
+# key, what it is, target (text), test (None: no target, shown for context)
+ROWS = [
+    ("load.run", "load average at the start of `run`", "", None),
+    ("run.floor.total.ms", "kernel floor (unshare ... /bin/true), ms", "", None),
+    ("run.runc.total.ms", "runc run /bin/true, ms", "", None),
+    ("run.crun.total.ms", "crun run /bin/true, ms", "", None),
+    ("run.agentrt.total.ms", "agentrt run /bin/true (hardening off), ms", "", None),
+    ("run.crun/runc.total", "crun / runc", "", None),
+    ("run.agentrt/runc.total", "agentrt / runc", "", None),
+    ("run.agentrt/crun.total", "agentrt / crun", "<= 1.0", lambda v: v <= 1.0),
+    ("run.agentrt/floor.total", "agentrt / kernel floor", "<= 4.0", lambda v: v <= 4.0),
+    ("run.agentrt/crun.total.cpu", "agentrt / crun, CPU time", "", None),
+    ("run.agentrt/floor.total.cpu", "agentrt / kernel floor, CPU time", "", None),
+    ("run.agentrt-hard-none-agentrt.total.ms", "hardening adds (no sidecar), ms", "< 2",
+     lambda v: v < 2.0),
+    ("run.agentrt-hard-none-agentrt.total.cpu_ms", "hardening adds, CPU ms", "", None),
+    ("run.agentrt-hard-agentrt-hard-none.total.ms", "the sidecar adds to run, ms", "<= 1.5",
+     lambda v: v <= 1.5),
+    ("run.agentrt-hard-agentrt-hard-none.total.cpu_ms", "the sidecar adds to run, CPU ms",
+     "", None),
+    ("run.agentrt-hard-agentrt.total.ms", "hardening + sidecar add to run, ms", "", None),
+    ("load.lifecycle", "load average at the start of `lifecycle`", "", None),
+    ("lifecycle.runc.total.ms", "runc create+start+delete, ms", "", None),
+    ("lifecycle.crun.total.ms", "crun create+start+delete, ms", "", None),
+    ("lifecycle.agentrt.total.ms", "agentrt create+start+delete (off), ms", "", None),
+    ("lifecycle.agentrt/runc.total", "agentrt / runc (create+start+delete)", "", None),
+    ("lifecycle.agentrt/crun.total", "agentrt / crun (create+start+delete)", "<= 1.0",
+     lambda v: v <= 1.0),
+    ("lifecycle.agentrt-hard-none-agentrt.total.ms", "hardening adds to the lifecycle, ms",
+     "", None),
+    ("lifecycle.agentrt-hard-agentrt-hard-none.create.ms", "the sidecar adds to create, ms",
+     "<= 1.5", lambda v: v <= 1.5),
+    ("lifecycle.agentrt-hard-agentrt-hard-none.total.ms",
+     "the sidecar adds to the lifecycle, ms", "", None),
+    ("load.egress", "load average at the start of `egress`", "", None),
+    ("egress.netbench.direct.MiBps", "direct loopback download, MiB/s", "", None),
+    ("egress.netbench.agentrt-egress/direct", "agentrt-egress throughput / direct", ">= 0.6",
+     lambda v: v >= 0.6),
+    ("egress.netbench.tinyproxy/direct", "tinyproxy throughput / direct", "", None),
+    ("egress.netbench.sidecar/direct", "sidecar (from a container) / direct", ">= 0.6",
+     lambda v: v >= 0.6),
+    ("egress.curl.sidecar/direct", "curl in a container via sidecar / curl direct", ">= 0.6",
+     lambda v: v >= 0.6),
+    ("egress.curl.tinyproxy/direct", "curl via tinyproxy / curl direct", "", None),
+    ("egress.netbench.agentrt-egress.cpu_s_per_GiB", "agentrt-egress CPU, s/GiB", "<= 0.8",
+     lambda v: v <= 0.8),
+    ("egress.netbench.sidecar.cpu_s_per_GiB", "sidecar CPU, s/GiB", "<= 0.8",
+     lambda v: v <= 0.8),
+    ("egress.netbench.tinyproxy.cpu_s_per_GiB", "tinyproxy CPU, s/GiB", "", None),
+    ("egress.conn.direct.us", "new connection direct, us", "", None),
+    ("egress.conn.agentrt-egress.added_ms", "agentrt-egress adds per connection, ms", "<= 0.15",
+     lambda v: v <= 0.15),
+    ("egress.conn.sidecar.added_ms", "sidecar adds per connection (from a container), ms",
+     "<= 0.15", lambda v: v <= 0.15),
+    ("egress.conn.tinyproxy.added_ms", "tinyproxy adds per connection, ms", "", None),
+    ("egress.conn.agentrt-egress.cpu_us", "agentrt-egress CPU per connection, us", "", None),
+    ("egress.mem.agentrt-egress.rss_idle_KiB", "agentrt-egress RSS idle, KiB", "", None),
+    ("egress.mem.agentrt-egress.pss_idle_KiB", "agentrt-egress PSS idle, KiB", "< 2048",
+     lambda v: v < 2048),
+    ("egress.mem.sidecar.pss_idle_KiB", "sidecar PSS idle, KiB", "< 2048", lambda v: v < 2048),
+    ("egress.mem.agentrt-egress.rss_hold_KiB", "agentrt-egress RSS, N tunnels, KiB", "", None),
+    ("egress.mem.agentrt-egress.pss_hold_KiB", "agentrt-egress PSS, N tunnels, KiB", "< 8192",
+     lambda v: v < 8192),
+    ("egress.mem.sidecar.pss_hold_KiB", "sidecar PSS, N tunnels, KiB", "< 8192",
+     lambda v: v < 8192),
+    ("egress.mem.tinyproxy.pss_hold_KiB", "tinyproxy PSS, N tunnels, KiB", "", None),
+    ("egress.hold", "N (tunnels held open)", "", None),
+]
+
+
+def main():
+    kv = {}
+    with open(sys.argv[1]) as f:
+        for line in f:
+            k, v = line.split()
+            kv[k] = v
+    print("  %-52s %10s  %-8s %s" % ("figure", "value", "target", ""))
+    for key, what, target, test in ROWS:
+        if key not in kv:
+            continue
+        verdict = ""
+        if test is not None:
+            verdict = "met" if test(float(kv[key])) else "MISSED"
+        print("  %-52s %10s  %-8s %s" % (what, kv[key], target, verdict))
+
+
+if __name__ == "__main__":
+    main()
