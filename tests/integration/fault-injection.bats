@@ -1,0 +1,172 @@
+#!/usr/bin/env bats
+# fault injection: agentrt killed (SIGKILL) at every stage of create,
+# start and delete, with the hardening off and on (monitor and egress
+# sidecar); after each, `delete --force` leaves nothing: no state dir,
+# cgroup (any hierarchy), mount, process of the container (init, monitor,
+# sidecar) or network namespace.  Also: the init killed while start waits
+# for it, and a full file system under --root (a clear error, no state
+# left half-written).  Needs a binary configured with
+# --enable-fault-injection (hack/test.sh builds one); release builds skip.
+# A sidecar killed mid-transfer is egress.bats' "a killed sidecar leaves
+# the agent without egress, recorded".
+
+load helpers
+load helpers/hardening
+load helpers/fault
+
+@test "fault: every fault point in the binary has its tests here" {
+  requires_fault_points
+  local known=" ${FAULT_CREATE_STAGES[*]} ${FAULT_START_STAGES[*]} ${FAULT_DELETE_STAGES[*]} " s missing=()
+  while read -r s; do
+    [[ $known == *" $s "* ]] || missing+=("$s")
+  done < <(fault_stages_in_binary)
+  ((${#missing[@]} == 0)) || fail "fault points without a test: ${missing[*]}"
+  for s in $known; do
+    fault_stages_in_binary | grep -qxF "$s" || fail "no fault point $s in $RUNTIME"
+  done
+}
+
+@test "fault: create killed at state-dir, then delete --force leaves nothing" { fault_create_case create:state-dir plain; }
+@test "fault: create killed at state-saved, then delete --force leaves nothing" { fault_create_case create:state-saved plain; }
+@test "fault: create killed at spawned, then delete --force leaves nothing" { fault_create_case create:spawned plain; }
+@test "fault: create killed at cgroup-made, then delete --force leaves nothing" { fault_create_case create:cgroup-made plain; }
+@test "fault: create killed at cgroup, then delete --force leaves nothing" { fault_create_case create:cgroup plain; }
+@test "fault: create killed at hooks, then delete --force leaves nothing" { fault_create_case create:hooks plain; }
+@test "fault: create killed at init-ready, then delete --force leaves nothing" { fault_create_case create:init-ready plain; }
+@test "fault: create killed at monitor, then delete --force leaves nothing" { fault_create_case create:monitor plain; }
+@test "fault: create killed at done, then delete --force leaves nothing" { fault_create_case create:done plain; }
+
+@test "fault: hardened create killed at state-dir, then delete --force leaves nothing" { fault_create_case create:state-dir hardened; }
+@test "fault: hardened create killed at state-saved, then delete --force leaves nothing" { fault_create_case create:state-saved hardened; }
+@test "fault: hardened create killed at spawned, then delete --force leaves nothing" { fault_create_case create:spawned hardened; }
+@test "fault: hardened create killed at cgroup-made, then delete --force leaves nothing" { fault_create_case create:cgroup-made hardened; }
+@test "fault: hardened create killed at cgroup, then delete --force leaves nothing" { fault_create_case create:cgroup hardened; }
+@test "fault: hardened create killed at hooks, then delete --force leaves nothing" { fault_create_case create:hooks hardened; }
+@test "fault: hardened create killed at init-ready, then delete --force leaves nothing" { fault_create_case create:init-ready hardened; }
+@test "fault: hardened create killed at monitor-forked (monitor and sidecar not yet recorded), then delete --force leaves nothing" { fault_create_case create:monitor-forked hardened; }
+@test "fault: hardened create killed at monitor, then delete --force leaves nothing" { fault_create_case create:monitor hardened; }
+@test "fault: hardened create killed at done, then delete --force leaves nothing" { fault_create_case create:done hardened; }
+
+@test "fault: start killed at init-checked: still created, a new start runs it" { fault_start_case start:init-checked plain; }
+@test "fault: start killed at fifo-open: running or stopped, never stuck" { fault_start_case start:fifo-open plain; }
+@test "fault: start killed at released: running, a new start refuses at once" { fault_start_case start:released plain; }
+@test "fault: start killed at fifo-removed: running, a new start refuses at once" { fault_start_case start:fifo-removed plain; }
+@test "fault: hardened start killed at init-checked: still created, a new start runs it" { fault_start_case start:init-checked hardened; }
+@test "fault: hardened start killed at fifo-open: running or stopped, never stuck" { fault_start_case start:fifo-open hardened; }
+@test "fault: hardened start killed at released: running, a new start refuses at once" { fault_start_case start:released hardened; }
+@test "fault: hardened start killed at fifo-removed: running, a new start refuses at once" { fault_start_case start:fifo-removed hardened; }
+
+@test "fault: delete killed after killing the processes, a second delete --force finishes" { fault_delete_case delete:processes-killed plain; }
+@test "fault: delete killed after stopping the helpers, a second delete --force finishes" { fault_delete_case delete:helpers-stopped plain; }
+@test "fault: hardened delete killed after killing the processes, a second delete --force finishes" { fault_delete_case delete:processes-killed hardened; }
+@test "fault: hardened delete killed after stopping the helpers, a second delete --force finishes" { fault_delete_case delete:helpers-stopped hardened; }
+
+@test "fault: a hardened container whose create was killed before its monitor ran cannot be started" {
+  fault_setup hardened
+  fault_run create:monitor-forked create --bundle "$BUNDLE" "$CT_ID"
+  [[ $(ct_status "$CT_ID") == created ]] || fail "status $(ct_status "$CT_ID")"
+  rt start "$CT_ID"
+  [[ $status -ne 0 && $output == *"monitor is not running"* ]] || fail "start: $status: $output"
+  [[ $(ct_status "$CT_ID") == created ]] || fail "status $(ct_status "$CT_ID") after the refused start"
+  fault_snapshot "$CT_ID"
+  rt_ok delete --force "$CT_ID"
+  fault_nothing_left "$CT_ID"
+}
+
+# The init killed while start holds its pidfd and is about to open the
+# fifo: start fails at once, naming the init, and delete cleans up.
+init_killed_during_start ()
+{
+  fault_setup "$1"
+  rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  local init start_pid stopped='' p tries=50
+  init=$(ct_pid "$CT_ID")
+  AGENTRT_FAULT_STAGE=start:init-checked AGENTRT_FAULT_SIGNAL=STOP \
+    runtime start "$CT_ID" >"$BATS_TEST_TMPDIR/start.out" 2>&1 </dev/null &
+  start_pid=$!
+  # the agentrt start (under timeout(1)) stopped at the stage
+  until [[ -n $stopped ]]; do
+    ((tries-- > 0)) || fail "start did not reach start:init-checked"
+    sleep 0.1
+    for p in $(fault_pids "$CT_ID"); do
+      [[ $(tr '\0' ' ' <"/proc/$p/cmdline") == *" start $CT_ID "* \
+        && $(awk '$1 == "State:" { print $2 }' "/proc/$p/status") == T ]] && stopped=$p
+    done
+  done
+  kill -KILL "$init"
+  kill -CONT "$stopped"
+  wait "$start_pid" && status=0 || status=$?
+  output=$(<"$BATS_TEST_TMPDIR/start.out")
+  [[ $status -ne 0 && $output == *"init exited before it was started"* ]] \
+    || fail "start: $status: $output"
+  [[ $(ct_status "$CT_ID") == stopped ]] || fail "status $(ct_status "$CT_ID")"
+  fault_snapshot "$CT_ID"
+  rt_ok delete --force "$CT_ID"
+  fault_nothing_left "$CT_ID"
+}
+
+@test "fault: the init killed during start: start fails naming it, delete cleans up" {
+  init_killed_during_start plain
+}
+
+@test "fault: hardened: the init killed during start: start fails naming it, delete cleans up" {
+  init_killed_during_start hardened
+  # the monitor recorded the exit before it went
+  audit_events exit | jq -e --arg id "$CT_ID" 'select(.id == $id)' >/dev/null \
+    || fail "no exit record: $(cat "$AUDIT_DIR"/*.jsonl)"
+}
+
+@test "fault: a full file system under --root: create fails clearly and leaves no state" {
+  requires root agentrt
+  small_root 512
+  rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  local first=$CT_ID id=$CT_ID-2
+  fill_small_fs 0
+  rt create --bundle "$BUNDLE" "$id"
+  [[ $status -ne 0 ]] || fail "create succeeded on a full file system"
+  [[ $output == *"No space left on device"* ]] || fail "not a clear error: $output"
+  [[ ${#lines[@]} -eq 1 ]] || fail "more than one line: $output"
+  [[ ! -e $ROOT/$id ]] || fail "left behind: $(ls -la "$ROOT/$id")"
+  [[ -z $(cgroups_named "$id") ]] || fail "cgroups: $(cgroups_named "$id")"
+  fault_no_processes "$id"
+  # the container made before the disk filled is untouched, and goes
+  rt_ok state "$first"
+  rt_ok list -q
+  [[ $output == "$first" ]] || fail "list: $output"
+  rt_ok delete --force "$first"
+}
+
+# fills_up plain|hardened: creates with less and less room under --root.
+fills_up ()
+{
+  requires root agentrt
+  [[ $1 == plain ]] || hardening_policy
+  small_root 512
+  local kib id outcomes=()
+  for kib in 0 4 8 12 16 24 32 48 64; do
+    fill_small_fs "$kib"
+    id=$CT_ID-$kib
+    rt create --bundle "$BUNDLE" "$id"
+    if [[ $status -eq 0 ]]; then
+      outcomes+=("$kib:ok")
+      rt_ok state "$id"
+      rt_ok delete --force "$id"
+    else
+      outcomes+=("$kib:refused")
+      [[ $output == *"No space left on device"* ]] || fail "$kib KiB free: not a clear error: $output"
+    fi
+    [[ ! -e $ROOT/$id ]] || fail "$kib KiB free: left behind: $(ls -la "$ROOT/$id")"
+    [[ -z $(cgroups_named "$id") ]] || fail "$kib KiB free: cgroups: $(cgroups_named "$id")"
+    fault_no_processes "$id"
+  done
+  echo "# free KiB and outcome: ${outcomes[*]}" >&3
+  [[ ${outcomes[0]} == 0:refused ]] || fail "${outcomes[*]}"
+}
+
+@test "fault: a file system under --root that fills up during create: done or undone, never half-written" {
+  fills_up plain
+}
+
+@test "fault: hardened: a file system under --root that fills up during create: done or undone, never half-written" {
+  fills_up hardened
+}
