@@ -1,18 +1,25 @@
 #!/bin/bash
 # hack/test.sh: what CI runs (.ci/run).  Installs the build and test
 # dependencies (apt-get, only what is missing), builds agentrt out of tree,
-# runs the unit tests (make check) and every bats suite against the built
-# binary.  Exits non-zero on any failure.
+# runs the unit tests (make check), each fuzz target briefly (hack/fuzz.sh)
+# and every bats suite against the built binary (configured with the
+# test-only fault points, --enable-fault-injection).  Exits non-zero on any
+# failure.
 #
 #   hack/test.sh [OPTIONS] [BATS-FILE...]
 #     --sanitize        clang + --enable-sanitizers in _build-sanitize/
-#                       (ASan+UBSan), then the same unit and bats tests
+#                       (ASan+UBSan), then the same unit and bats tests;
+#                       every process's reports go to files under
+#                       _build-sanitize/sanitizer-reports/, and any fails
+#                       the run (docs/security.md)
 #     --runtime R       run the bats suites against R (e.g. runc) instead
 #                       of the built agentrt; skips the build and unit tests
 #     --no-deps         do not check or install packages
 #     --no-unit         skip make check
 #     --no-integration  skip the bats suites
 #     --no-vm           skip the cgroup v2 VM (hack/vm-test.sh --only v2)
+#     --no-fuzz         skip the fuzz targets (AGENTRT_FUZZ_SECONDS each,
+#                       default 10; not with --sanitize or --runtime)
 #     --filter REGEX    only bats tests whose name matches
 #     --jobs N          run N bats tests at once (installs GNU parallel);
 #                       the tests are isolated, but timing-sensitive ones
@@ -39,6 +46,7 @@ for list in tests/*/packages; do
   [[ -f $list ]] && PACKAGES+=($(grep -v '^#' "$list"))
 done
 SANITIZE_PACKAGES=(clang)
+FUZZ_PACKAGES=(clang)
 
 # The bats suites, in order; a directory without .bats files is skipped.
 BATS_SUITES=(
@@ -52,7 +60,7 @@ usage ()
   exit "${1:-0}"
 }
 
-sanitize=0 deps=1 unit=1 integration=1 vm=1 runtime= filter= jobs=$(nproc) bats_jobs=1
+sanitize=0 deps=1 unit=1 integration=1 vm=1 fuzz=1 fuzz_ci=0 runtime= filter= jobs=$(nproc) bats_jobs=1
 bats_files=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -62,6 +70,7 @@ while [[ $# -gt 0 ]]; do
     --no-unit) unit=0; shift ;;
     --no-integration) integration=0; shift ;;
     --no-vm) vm=0; shift ;;
+    --no-fuzz) fuzz=0; shift ;;
     --filter) filter=$2; shift 2 ;;
     --jobs) bats_jobs=$2; shift 2 ;;
     -j) jobs=$2; shift 2 ;;
@@ -110,8 +119,9 @@ install_deps ()
   quietly apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-# build BUILD-DIR CONFIGURE-ARGS...: autogen when needed, configure once,
-# make.  make reruns automake/configure itself when their inputs change.
+# build BUILD-DIR CONFIGURE-ARGS...: autogen when needed, configure once
+# (again when the arguments change), make.  make reruns automake/configure
+# itself when their inputs change.
 build ()
 {
   local dir=$1
@@ -121,9 +131,10 @@ build ()
     quietly ./autogen.sh
   fi
   mkdir -p "$dir"
-  if [[ ! -f $dir/Makefile ]]; then
+  if [[ ! -f $dir/Makefile || $(cat "$dir/.configure-args" 2>/dev/null) != "$*" ]]; then
     log "configure $* (in $dir)"
     (cd "$dir" && quietly "$AGENTRT_TOP/configure" "$@")
+    printf '%s\n' "$*" >"$dir/.configure-args"
   fi
   log "make (in $dir)"
   quietly make -C "$dir" -j"$jobs"
@@ -137,6 +148,31 @@ unit_tests ()
     [[ -f $dir/test-suite.log ]] && cat "$dir/test-suite.log"
     return 1
   fi
+}
+
+# sanitizer_reports DIR BUILD-DIR: prints every report written under DIR
+# (unsymbolized frames resolved with llvm-symbolizer; those of the sealed
+# copy agentrt runs from, "/memfd:agentrt", against BUILD-DIR/agentrt) and
+# fails if there is any.
+sanitizer_reports ()
+{
+  local dir=$1 build=$2 f line obj files=()
+  local frame='\((/[^+()]*|/memfd:agentrt \(deleted\))\+(0x[0-9a-f]+)\)'
+  mapfile -t files < <(find "$dir" -type f -size +0 2>/dev/null)
+  ((${#files[@]} > 0)) || return 0
+  for f in "${files[@]}"; do
+    log "sanitizer report $f"
+    while IFS= read -r line; do
+      if [[ $line =~ $frame ]]; then
+        obj=${BASH_REMATCH[1]}
+        [[ $obj == /memfd:* ]] && obj=$build/agentrt
+        line+="  $(llvm-symbolizer --obj="$obj" "${BASH_REMATCH[2]}" 2>/dev/null | head -n 2 | tr '\n' ' ')"
+      fi
+      printf '%s\n' "$line"
+    done <"$f"
+  done
+  echo "${#files[@]} sanitizer report(s) in $dir" >&2
+  return 1
 }
 
 # integration_tests RUNTIME: every bats file of every suite (or the ones
@@ -163,15 +199,23 @@ integration_tests ()
 
 main ()
 {
-  local pkgs=("${PACKAGES[@]}") build_dir=$AGENTRT_BUILD_DIR conf=(--enable-werror)
+  local pkgs=("${PACKAGES[@]}") build_dir=$AGENTRT_BUILD_DIR reports=
+  local conf=(--enable-werror --enable-fault-injection)
+  ((sanitize)) || [[ -n $runtime ]] || fuzz_ci=$fuzz
   if ((sanitize)); then
     pkgs+=("${SANITIZE_PACKAGES[@]}")
     build_dir=${AGENTRT_SANITIZE_BUILD_DIR:-$AGENTRT_TOP/_build-sanitize}
     conf+=(--enable-sanitizers CC=clang)
-    # Any sanitizer report fails the test that triggered it.
-    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
-    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    # Any report fails the test that triggered it (errors abort), and the
+    # run: reports go to files, as the monitor and the sidecar have no
+    # stdio (children inside the container report on its stderr).
+    reports=$build_dir/sanitizer-reports
+    rm -rf "$reports" && mkdir -p "$reports"
+    trap "sanitizer_reports $(printf '%q %q' "$reports" "$build_dir")" EXIT
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-log_path=$reports/asan:detect_leaks=1:abort_on_error=1}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-log_path=$reports/ubsan:print_stacktrace=1:halt_on_error=1}
   fi
+  ((fuzz_ci)) && pkgs+=("${FUZZ_PACKAGES[@]}")
   ((bats_jobs > 1)) && pkgs+=(parallel)
   if ((deps)); then
     install_deps "${pkgs[@]}"
@@ -181,6 +225,10 @@ main ()
     build "$build_dir" "${conf[@]}"
     if ((unit)); then
       unit_tests "$build_dir"
+    fi
+    if ((fuzz_ci)); then
+      log "fuzz targets, ${AGENTRT_FUZZ_SECONDS:-10} s each (hack/fuzz.sh)"
+      "$AGENTRT_TOP/hack/fuzz.sh" -j "$jobs" "${AGENTRT_FUZZ_SECONDS:-10}"
     fi
     runtime=$build_dir/agentrt
   fi
@@ -194,6 +242,10 @@ main ()
     log "cgroup v2 VM (hack/vm-test.sh --only v2)"
     AGENTRT_BUILD_DIR=$build_dir "$AGENTRT_TOP/hack/vm-test.sh" --only v2 \
       $( ((deps)) || echo --no-deps)
+  fi
+  if [[ -n $reports ]]; then
+    trap - EXIT
+    sanitizer_reports "$reports" "$build_dir"
   fi
   log "all tests passed"
 }
