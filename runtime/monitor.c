@@ -33,6 +33,40 @@
 #define AGENTRT_LIBEXECDIR "/usr/local/libexec/agentrt"
 #endif
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MONITOR_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define MONITOR_ASAN 1
+#endif
+
+#ifdef MONITOR_ASAN
+/* Sanitizer builds only: the sidecar's environment (otherwise empty) gets
+ * the runtime's ASAN_OPTIONS and UBSAN_OPTIONS, so that its reports go
+ * where the others' do (hack/test.sh --sanitize: log_path files), without
+ * symbolization (a symbolizer process is more than its seccomp filter
+ * allows; hack/test.sh symbolizes the reports). */
+static void
+sanitizer_env (char **envp, char (*buf)[1024])
+{
+  static const char *const names[] = { "ASAN_OPTIONS", "UBSAN_OPTIONS" };
+  int i, n = 0;
+
+  for (i = 0; i < 2; i++)
+    {
+      const char *v = getenv (names[i]);
+      if (v && snprintf (buf[n], sizeof buf[n], "%s=%s:symbolize=0", names[i], v)
+                   < (int) sizeof buf[n])
+        envp[n] = buf[n], n++;
+    }
+  envp[n] = NULL;
+}
+#else
+#define sanitizer_env(envp, buf) ((void) (buf))
+#endif
+
 /* What the monitor tells `create` once it runs (or why it cannot). */
 struct monitor_report
 {
@@ -85,7 +119,8 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
                  e->hosts_fd };
   char num[8][16], uid[16], gid[16];
   char *argv[32];
-  char *envp[] = { NULL };
+  char *envp[3] = { NULL };
+  char env_buf[2][1024];
   int hi[6], i, n = 0, err;
   sigset_t none;
 
@@ -137,6 +172,7 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
   syscall (SYS_close_range, 9, ~0U, CLOSE_RANGE_CLOEXEC);
   sigemptyset (&none);
   sigprocmask (SIG_SETMASK, &none, NULL);
+  sanitizer_env (envp, env_buf);
   execve (binary, argv, envp);
 fail:
   err = errno;
