@@ -207,6 +207,7 @@ section_egress ()
 
   "${inns[@]}" "$T/netbench" serve "$port" &
   PIDS+=($!)
+  local server_pid=$!
   cat >"$T/tinyproxy.conf" <<EOF
 Port $tp_port
 Listen 127.0.0.1
@@ -254,7 +255,7 @@ EOF
     sleep 0.05
   done
   python3 "$HERE/bench/egress.py" --netbench "$T/netbench" --netns "/run/netns/$NETNS" \
-    --port "$port" --bytes "$EGRESS_BYTES" "${EGRESS_ARGS[@]}" \
+    --port "$port" --server-pid "$server_pid" --bytes "$EGRESS_BYTES" "${EGRESS_ARGS[@]}" \
     --proxy "agentrt-egress:$eg_port:$eg_pid" --proxy "tinyproxy:$tp_port:$tp_pid" \
     --container "sidecar:$sc_pid" --exec "${AGENTRT_HARD[*]} exec $id" \
     --kv "$T/raw-egress.kv" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """hack/bench/egress.py: the egress section of hack/bench.sh.
   egress.py --netbench BIN --netns /run/netns/NAME --port SERVER_PORT
-            --proxy NAME:PORT:PID ... [--container NAME:SIDECAR_PID
+            --server-pid PID --proxy NAME:PORT:PID ... [--container NAME:SIDECAR_PID
             --exec "agentrt ... exec ID"] --bytes N --rounds R
             --conn-rounds K --conns N --hold N --kv FILE
 Targets: `direct` (netbench/curl in the namespace, straight to the
@@ -70,6 +70,7 @@ def throughput(a, targets, kv, tool):
     """One download of a.bytes per target and round, with netbench or curl."""
     times = {t.name: [] for t in targets}
     cpus = {t.name: [] for t in targets}
+    server = {t.name: [] for t in targets}
     for r in range(a.rounds):
         for t in rotate(targets, r):
             if tool == "netbench":
@@ -80,7 +81,9 @@ def throughput(a, targets, kv, tool):
                               "-w", "%{time_total}"]
                              + (["-x", "http://127.0.0.1:%d" % t.via] if t.via else [])
                              + ["http://127.0.0.1:%d/%d" % (a.port, a.bytes)])
+            s0 = cpu_seconds(a.server_pid)
             out, cpu = measure_cpu(t, lambda: run(argv))
+            server[t.name].append(cpu_seconds(a.server_pid) - s0)
             times[t.name].append(float(out.split()[-1]))
             if cpu is not None:
                 cpus[t.name].append(cpu)
@@ -89,7 +92,8 @@ def throughput(a, targets, kv, tool):
     for t in targets:
         med = statistics.median(times[t.name])
         mibs = a.bytes / med / (1 << 20)
-        line = "    %-16s %7.0f MiB/s  %.2fx direct" % (t.name, mibs, direct / med)
+        line = "    %-16s %7.0f MiB/s  %.2fx direct  server CPU %.2f s/GiB" % (
+            t.name, mibs, direct / med, statistics.median(server[t.name]) / (a.bytes / GIB))
         kv.append(("egress.%s.%s.MiBps" % (tool, t.name), "%.0f" % mibs))
         if t.name != "direct":
             kv.append(("egress.%s.%s/direct" % (tool, t.name), "%.2f" % (direct / med)))
@@ -154,6 +158,7 @@ def main():
     p.add_argument("--netbench", required=True)
     p.add_argument("--netns", required=True)
     p.add_argument("--port", type=int, required=True)
+    p.add_argument("--server-pid", type=int, required=True)
     p.add_argument("--proxy", action="append", default=[])
     p.add_argument("--container")
     p.add_argument("--exec", dest="exec_")
