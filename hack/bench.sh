@@ -54,10 +54,12 @@ fi
 T=$(mktemp -d /tmp/agentrt-bench.XXXXXX)
 NETNS=agentrt-bench-$$
 PIDS=()
+STEP=
 cleanup ()
 {
   local pid r id rt
   set +e
+  [[ -z $STEP ]] || bench_stop "$STEP"
   for r in "$T"/root-*; do
     [[ -d $r ]] || continue
     case $r in
@@ -80,6 +82,17 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 log () { printf '%s\n' "$*" >&2; }
+# step CMD...: CMD in the background, waited for: a signal reaches the
+# trap at once instead of after CMD (the cleanup stops it).
+step ()
+{
+  local rc=0
+  "$@" &
+  STEP=$!
+  wait "$STEP" || rc=$?
+  STEP=
+  return "$rc"
+}
 load () { bench_load; }
 
 cc -D_GNU_SOURCE -O2 -Wall -o "$T/runloop" "$HERE/bench/runloop.c"
@@ -152,7 +165,7 @@ section_run ()
     plan_line agentrt-hard-none run - "${AGENTRT_HARD[@]}" run --bundle "$T/true-none" n@I@
     plan_line agentrt-hard run - "${AGENTRT_HARD[@]}" run --bundle "$T/true" h@I@
   } >"$T/plan-run"
-  "$T/runloop" "$ROUNDS_RUN" "$WARMUP" "$T/plan-run" >"$T/raw-run" 2>"$T/log-run" \
+  step "$T/runloop" "$ROUNDS_RUN" "$WARMUP" "$T/plan-run" >"$T/raw-run" 2>"$T/log-run" \
     || { cat "$T/log-run" >&2; return 1; }
   python3 "$HERE/bench/summary.py" "$T/raw-run" --prefix run. \
     --ratio agentrt/runc --ratio agentrt/crun --ratio agentrt/floor --ratio crun/runc \
@@ -180,7 +193,7 @@ section_lifecycle ()
     plan_line "$v" start "$ns" "${rt[@]}" start "l$v-@I@"
     plan_line "$v" delete "$ns" "${rt[@]}" delete --force "l$v-@I@"
   done >"$T/plan-lifecycle"
-  "$T/runloop" "$ROUNDS_LIFECYCLE" "$WARMUP" "$T/plan-lifecycle" >"$T/raw-lifecycle" \
+  step "$T/runloop" "$ROUNDS_LIFECYCLE" "$WARMUP" "$T/plan-lifecycle" >"$T/raw-lifecycle" \
     2>"$T/log-lifecycle" || { cat "$T/log-lifecycle" >&2; return 1; }
   local step
   for step in create start delete ""; do
@@ -254,7 +267,7 @@ EOF
       && "${inns[@]}" "$T/netbench" conns "$tp_port" "$port" 1 >/dev/null 2>&1 && break
     sleep 0.05
   done
-  python3 "$HERE/bench/egress.py" --netbench "$T/netbench" --netns "/run/netns/$NETNS" \
+  step python3 "$HERE/bench/egress.py" --netbench "$T/netbench" --netns "/run/netns/$NETNS" \
     --port "$port" --server-pid "$server_pid" --bytes "$EGRESS_BYTES" "${EGRESS_ARGS[@]}" \
     --proxy "agentrt-egress:$eg_port:$eg_pid" --proxy "tinyproxy:$tp_port:$tp_pid" \
     --container "sidecar:$sc_pid" --exec "${AGENTRT_HARD[*]} exec $id" \

@@ -31,11 +31,13 @@ bench_runtimes
 
 T=$(mktemp -d /tmp/agentrt-scale.XXXXXX)
 PREFIX=scale$$
+DRIVER=
 # shellcheck disable=SC2317 # called by the trap
 cleanup ()
 {
   local r rt id
   set +e
+  [[ -z $DRIVER ]] || bench_stop "$DRIVER"
   for r in "$T"/root-*; do
     [[ -d $r ]] || continue
     case $r in *-runc) rt=$RUNC ;; *) rt=$AGENTRT ;; esac
@@ -66,8 +68,13 @@ done
 
 echo "== scale: $N containers ($(date -u +%FT%TZ), $(nproc) cores, $(bench_load))"
 rc=0
+# In the background and waited for, so that a signal reaches the trap at
+# once; the cleanup stops the driver and deletes what it left.
 python3 "$HERE/bench/scale.py" -n "$N" --prefix "$PREFIX" --bundle "$T/bundle" \
-  --logs "$T/logs" --kv "$T/scale.kv" "${args[@]}" || rc=$?
+  --logs "$T/logs" --kv "$T/scale.kv" "${args[@]}" &
+DRIVER=$!
+wait "$DRIVER" || rc=$?
+DRIVER=
 echo "   $(bench_load) at the end"
 if [[ -n ${BENCH_KEEP:-} ]]; then
   mkdir -p "$BENCH_KEEP"

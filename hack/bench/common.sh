@@ -59,3 +59,19 @@ bench_load ()
 {
   uptime | sed 's/.*load average: /load /'
 }
+
+# bench_stop PID: stops a driver process (runloop, egress.py, scale.py)
+# and waits until the runtime commands it had started have finished, so
+# that what they create can then be listed and deleted.
+bench_stop ()
+{
+  local pid=$1 kids
+  kids=$(pgrep -P "$pid" | tr '\n' ' ')
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  for _ in $(seq 300); do
+    # shellcheck disable=SC2086
+    kill -0 $kids 2>/dev/null || break
+    sleep 0.1
+  done
+}

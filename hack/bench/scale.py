@@ -246,8 +246,8 @@ def cycle(rt, a, kv):
     print("    left by the runtime per running container: %.0f KiB PSS (%.0f KiB RSS,"
           " %d processes)" % (pss_run / n, rss_run / n, n_run))
     print("    per running container, whole machine (indicative): kernel (slab, page tables,"
-          " stacks) +%.0f KiB, shmem +%.0f KiB, MemAvailable -%.0f KiB"
-          % (kern / n, shmem / n, avail / n))
+          " stacks) %+.0f KiB, shmem %+.0f KiB, MemAvailable %+.0f KiB"
+          % (kern / n, shmem / n, -avail / n))
     for k, v in (("per_s", "%.1f" % (n / (t_create + t_start))),
                  ("create_s", "%.2f" % t_create), ("start_s", "%.2f" % t_start),
                  ("list_s", "%.3f" % t_list), ("delete_s", "%.2f" % t_delete),
