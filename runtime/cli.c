@@ -18,17 +18,24 @@
 
 #define DEFAULT_ROOT "/run/agentrt"
 
+static char **saved_argv;
+
+char **
+cli_saved_argv (void)
+{
+  return saved_argv;
+}
+
 static const struct
 {
   const char *name;
   cli_handler_t handler;
   const char *summary;
-  bool spawns; /* creates processes inside a container */
 } commands[] = {
-  { "create", cmd_create, "create a container from a bundle", true },
+  { "create", cmd_create, "create a container from a bundle" },
   { "start", cmd_start, "start the process of a created container" },
-  { "run", cmd_run, "create and start a container", true },
-  { "exec", cmd_exec, "run a new process inside a container", true },
+  { "run", cmd_run, "create and start a container" },
+  { "exec", cmd_exec, "run a new process inside a container" },
   { "state", cmd_state, "print the state of a container" },
   { "kill", cmd_kill, "send a signal to a container's init (or all)" },
   { "delete", cmd_delete, "delete a container" },
@@ -188,13 +195,7 @@ cli_main (int argc, char **argv)
       log_error_message (err->msg);
       return 1;
     }
-  /* Verbs that start processes inside a container run from a sealed copy
-   * of the binary (CVE-2019-5736); the re-exec keeps argv as it is. */
-  if (commands[i].spawns && cloned_binary_ensure (argv, &err) < 0)
-    {
-      log_error_message (err->msg);
-      return 1;
-    }
+  saved_argv = argv;
   r = commands[i].handler (&g, argc - first, argv + first, &err);
   if (r < 0)
     {

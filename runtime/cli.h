@@ -19,6 +19,9 @@ struct global_options
 
 int cli_main (int argc, char **argv);
 
+/* The command line agentrt was started with (for a re-exec). */
+char **cli_saved_argv (void);
+
 /* Handlers: argv[0] is the verb; they return the process exit status or
  * < 0 with *err set. */
 typedef int (*cli_handler_t) (struct global_options *opts, int argc,

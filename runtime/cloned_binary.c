@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -103,4 +104,24 @@ cloned_binary_ensure (char **argv, agentrt_error_t *err)
   fexecve (copy, argv, environ);
   unsetenv (ORIGIN_ENV);
   return agentrt_error (err, errno, "re-execute from the sealed copy");
+}
+
+bool
+cloned_binary_needed (const struct oci_capabilities *caps)
+{
+  const struct str_list *sets[5];
+  size_t i, k;
+
+  if (caps == NULL)
+    return false;
+  sets[0] = &caps->bounding;
+  sets[1] = &caps->effective;
+  sets[2] = &caps->inheritable;
+  sets[3] = &caps->permitted;
+  sets[4] = &caps->ambient;
+  for (i = 0; i < 5; i++)
+    for (k = 0; k < sets[i]->len; k++)
+      if (strcasecmp (sets[i]->items[k], "CAP_SYS_PTRACE") == 0)
+        return true;
+  return false;
 }

@@ -22,6 +22,7 @@
 #include "common/xalloc.h"
 #include "runtime/audit.h"
 #include "runtime/cgroup.h"
+#include "runtime/cloned_binary.h"
 #include "runtime/container.h"
 #include "runtime/create_plan.h"
 #include "runtime/fault.h"
@@ -637,7 +638,11 @@ container_create (const struct global_options *g,
   ctx.config = oci_config_parse_file (config_path, err);
   if (ctx.config == NULL)
     return -1;
-  if (hardening_apply (g, ctx.config, bundle, true, &ctx.hardening, err) < 0)
+  if (hardening_apply (g, ctx.config, bundle, true, &ctx.hardening, err) < 0
+      || (cloned_binary_needed (ctx.config->process
+                                    ? ctx.config->process->capabilities
+                                    : NULL)
+          && cloned_binary_ensure (cli_saved_argv (), err) < 0))
     {
       hardening_release (&ctx.hardening);
       oci_config_free (ctx.config);

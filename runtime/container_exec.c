@@ -18,6 +18,8 @@
 #include "common/xalloc.h"
 #include "runtime/audit.h"
 #include "runtime/cgroup.h"
+#include "runtime/cloned_binary.h"
+#include "runtime/exec_stub.h"
 #include "runtime/container.h"
 #include "runtime/container_exec.h"
 #include "runtime/hardening.h"
@@ -231,6 +233,14 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
   ctx->child.stage.console_rows = (unsigned short) ctx->process->console_height;
   ctx->child.stage.console_cols = (unsigned short) ctx->process->console_width;
   ctx->child.procfd = -1;
+  ctx->child.stage.stub_fd = exec_stub_memfd (err);
+  if (ctx->child.stage.stub_fd < 0)
+    return -1;
+  /* a process CAP_SYS_PTRACE could reach before its exec: see
+   * cloned_binary.h */
+  if (cloned_binary_needed (ctx->process->capabilities)
+      && cloned_binary_ensure (cli_saved_argv (), err) < 0)
+    return -1;
   return ns_plan_join_process (ctx->c->state->pid, &ctx->ns, err);
 }
 
@@ -286,6 +296,8 @@ exec_ctx_release (struct exec_ctx *ctx)
   oci_config_free (ctx->config);
   seccomp_program_free (ctx->seccomp);
   seccomp_program_free (ctx->agent_seccomp);
+  if (ctx->child.stage.stub_fd >= 0)
+    close (ctx->child.stage.stub_fd);
   if (ctx->sock >= 0)
     close (ctx->sock);
 }
@@ -295,7 +307,8 @@ container_exec (const struct global_options *g, const struct exec_options *o,
                 agentrt_error_t *err)
 {
   struct container c;
-  struct exec_ctx ctx = { .opts = o, .c = &c, .sock = -1, .pty_master = -1 };
+  struct exec_ctx ctx = { .opts = o, .c = &c, .sock = -1, .pty_master = -1,
+                          .child = { .stage = { .stub_fd = -1 } } };
   sigset_t all;
   int r;
 

@@ -15,6 +15,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "runtime/create_plan.h"
+#include "runtime/exec_stub.h"
 #include "runtime/log.h"
 
 static bool
@@ -332,8 +333,9 @@ create_plan_build (const struct oci_config *config,
                    struct create_plan *plan, agentrt_error_t *err)
 {
   memset (plan, 0, sizeof *plan);
-  plan->rootfd = -1;
+  plan->rootfd = plan->stub_fd = -1;
   plan->init.stage.sync_sock = plan->init.exec_fifo_fd = -1;
+  plan->init.stage.stub_fd = -1;
   plan->init.create_container_state = plan->init.start_container_state = -1;
   ns_plan_build (NULL, &plan->ns, NULL);
 
@@ -367,6 +369,16 @@ create_plan_build (const struct oci_config *config,
   hook_set_build (&config->hooks.start_container, "startContainer", "/",
                   &plan->init.start_container);
   plan->init.runtime_hooks = plan->prestart.n + plan->create_runtime.n > 0;
+  /* what runs inside the container is reached through the sealed stub */
+  plan->stub_fd = exec_stub_memfd (err);
+  if (plan->stub_fd < 0)
+    {
+      create_plan_free (plan);
+      return -1;
+    }
+  plan->init.stage.stub_fd = plan->stub_fd;
+  plan->init.create_container.stub_fd = plan->stub_fd;
+  plan->init.start_container.stub_fd = plan->stub_fd;
   return 0;
 }
 
@@ -388,6 +400,7 @@ create_plan_free (struct create_plan *plan)
   free (plan->devices);
   free (plan->rootfs);
   close_fd (&plan->rootfd);
+  close_fd (&plan->stub_fd);
   seccomp_program_free (plan->bundle_seccomp);
   hook_set_free (&plan->prestart);
   hook_set_free (&plan->create_runtime);
@@ -401,5 +414,5 @@ create_plan_free (struct create_plan *plan)
   close_fd (&plan->init.create_container_state);
   close_fd (&plan->init.start_container_state);
   memset (plan, 0, sizeof *plan);
-  plan->rootfd = -1;
+  plan->rootfd = plan->stub_fd = -1;
 }

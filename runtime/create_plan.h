@@ -39,6 +39,7 @@ struct create_plan
   struct device_node *devices;
   char *rootfs;            /* absolute host path */
   int rootfd;              /* O_PATH, for reading the image's /etc/passwd */
+  int stub_fd;             /* the sealed exec stub */
   struct seccomp_program *bundle_seccomp;
   const struct seccomp_program *seccomp_list[2];
   struct hook_set prestart;

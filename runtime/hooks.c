@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/xalloc.h"
+#include "runtime/exec_stub.h"
 #include "runtime/hooks.h"
 
 static char **
@@ -41,15 +42,25 @@ hook_set_build (const struct oci_hook_list *list, const char *kind,
   size_t i;
   out->kind = kind;
   out->cwd = cwd;
+  out->stub_fd = -1;
   out->n = list->len;
   out->hooks = xzalloc ((list->len + 1) * sizeof *out->hooks);
   for (i = 0; i < list->len; i++)
     {
       const struct oci_hook *h = &list->items[i];
-      out->hooks[i].path = h->path;
-      out->hooks[i].argv = null_terminated (&h->args, h->path);
-      out->hooks[i].envp = null_terminated (&h->env, NULL);
-      out->hooks[i].timeout = h->has_timeout ? h->timeout : 0;
+      struct hook_exec *e = &out->hooks[i];
+      size_t k, n;
+      e->path = h->path;
+      e->argv = null_terminated (&h->args, h->path);
+      e->envp = null_terminated (&h->env, NULL);
+      e->timeout = h->has_timeout ? h->timeout : 0;
+      for (n = 0; e->argv[n]; n++)
+        ;
+      e->stub_argv = xzalloc ((n + 3) * sizeof *e->stub_argv);
+      e->stub_argv[0] = (char *) "agentrt-exec-stub";
+      e->stub_argv[1] = (char *) h->path;
+      for (k = 0; k < n; k++)
+        e->stub_argv[k + 2] = e->argv[k];
     }
 }
 
@@ -60,6 +71,7 @@ hook_set_free (struct hook_set *set)
   for (i = 0; i < set->n; i++)
     {
       free (set->hooks[i].argv);
+      free (set->hooks[i].stub_argv);
       free (set->hooks[i].envp);
     }
   free (set->hooks);
@@ -68,7 +80,8 @@ hook_set_free (struct hook_set *set)
 }
 
 static void __attribute__ ((noreturn))
-hook_child (const struct hook_exec *h, const char *cwd, int state_fd)
+hook_child (const struct hook_exec *h, const char *cwd, int stub_fd,
+            int state_fd)
 {
   sigset_t all;
   sigemptyset (&all);
@@ -85,7 +98,10 @@ hook_child (const struct hook_exec *h, const char *cwd, int state_fd)
       if (chdir ("/") < 0)
         _exit (127);
     }
-  execve (h->path, h->argv, h->envp);
+  if (stub_fd >= 0)
+    exec_stub_run (stub_fd, h->stub_argv, h->envp);
+  else
+    execve (h->path, h->argv, h->envp);
   _exit (127);
 }
 
@@ -141,7 +157,7 @@ run_one (const struct hook_set *set, size_t i, int state_fd,
   if (pid < 0)
     return child_error (cerr, errno, "%s hook `%s`: fork", set->kind, h->path);
   if (pid == 0)
-    hook_child (h, set->cwd, state_fd);
+    hook_child (h, set->cwd, set->stub_fd, state_fd);
   return wait_hook (pid, h, set->kind, cerr);
 }
 

@@ -15,6 +15,7 @@ struct hook_exec
 {
   const char *path;
   char **argv; /* NULL-terminated; argv[0] = path when args are absent */
+  char **stub_argv; /* { "agentrt-exec-stub", path, argv..., NULL } */
   char **envp; /* NULL-terminated */
   int timeout; /* seconds, 0: none */
 };
@@ -23,6 +24,8 @@ struct hook_set
 {
   const char *kind; /* "prestart", ... for messages */
   const char *cwd;  /* the bundle (runc's choice); "/" if unreachable */
+  int stub_fd;      /* >= 0 for hooks run inside the container: through
+                       the sealed exec stub (CVE-2019-5736) */
   struct hook_exec *hooks;
   size_t n;
 };

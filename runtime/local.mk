@@ -17,6 +17,7 @@ libruntime_a_SOURCES = \
 	runtime/container.h runtime/container_create.c runtime/container_ops.c \
 	runtime/container_exec.c runtime/container_exec.h \
 	runtime/exec_process.c runtime/exec_process.h \
+	runtime/exec_stub.h runtime/exec_stub_memfd.c \
 	runtime/copyup.c runtime/copyup.h \
 	runtime/create_plan.c runtime/create_plan.h \
 	runtime/devices.c runtime/devices.h \
@@ -39,6 +40,28 @@ libruntime_a_SOURCES = \
 	runtime/state_store.c runtime/state_store.h \
 	runtime/supervise.c runtime/supervise.h \
 	runtime/sync.c runtime/sync.h
+nodist_libruntime_a_SOURCES = runtime/exec_stub_image.c
+
+# The exec stub: static, no libc, stripped, embedded as a byte array.
+noinst_PROGRAMS = runtime/agentrt-exec-stub
+runtime_agentrt_exec_stub_SOURCES = runtime/exec_stub.c
+runtime_agentrt_exec_stub_CFLAGS = -Os -fno-stack-protector -fno-pie \
+	-fno-asynchronous-unwind-tables -fno-builtin
+runtime_agentrt_exec_stub_LDFLAGS = -static -nostdlib -no-pie -s \
+	-Wl,--build-id=none -Wl,-z,noexecstack
+
+runtime/exec_stub_image.c: runtime/agentrt-exec-stub$(EXEEXT)
+	$(AM_V_GEN){ \
+	  echo '/* Generated from runtime/exec_stub.c by the build. */'; \
+	  echo '#include "runtime/exec_stub.h"'; \
+	  echo 'const unsigned char exec_stub_image[] = {'; \
+	  od -An -v -tx1 $< | sed -e 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const size_t exec_stub_image_size = sizeof exec_stub_image;'; \
+	} > $@-t && mv $@-t $@
+BUILT_SOURCES = runtime/exec_stub_image.c
+CLEANFILES = runtime/exec_stub_image.c
+
 libruntime_a_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CAP_CFLAGS) \
 	$(SELINUX_CFLAGS) $(SYSTEMD_CFLAGS)
 

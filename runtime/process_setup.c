@@ -250,6 +250,10 @@ build_identity (const struct oci_process *process, struct process_spec *out,
   for (i = 0; i < process->args.len; i++)
     out->argv[i] = process->args.items[i];
   out->argv[process->args.len] = NULL;
+  out->stub_argv = xzalloc ((process->args.len + 3) * sizeof *out->stub_argv);
+  out->stub_argv[0] = (char *) "agentrt-exec-stub";
+  for (i = 0; i < process->args.len; i++)
+    out->stub_argv[i + 2] = process->args.items[i];
   (void) err;
   return 0;
 }
@@ -326,6 +330,7 @@ process_spec_free (struct process_spec *spec)
   free (spec->groups);
   free (spec->rlimits);
   free (spec->argv);
+  free (spec->stub_argv);
   for (i = 0; spec->envp && spec->envp[i]; i++)
     free (spec->envp[i]);
   free (spec->envp);

@@ -60,6 +60,8 @@ struct process_spec
   cpu_set_t final_affinity;
   const char *cwd;
   char **argv; /* NULL-terminated */
+  /* { "agentrt-exec-stub", <path, filled in by the child>, argv..., NULL } */
+  char **stub_argv;
   char **envp; /* NULL-terminated */
   int preserve_fds; /* fds 3 .. 3+n-1 survive exec */
   bool new_keyring;

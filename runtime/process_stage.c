@@ -13,6 +13,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "runtime/exec_stub.h"
 #include "runtime/path_resolve.h"
 #include "runtime/process_stage.h"
 #include "runtime/rootfs.h"
@@ -164,7 +165,10 @@ process_stage_exec (const struct process_stage *ps, const char *exe)
   /* `run` blocks every signal in the runtime; the program gets a clean mask */
   sigemptyset (&none);
   sigprocmask (SIG_SETMASK, &none, NULL);
-  execve (exe, ps->process->argv, ps->process->envp);
+  /* Through the sealed stub: if the program is a script whose interpreter
+   * is /proc/self/exe, "self" is then the stub, not agentrt's binary. */
+  ps->process->stub_argv[1] = (char *) exe;
+  exec_stub_run (ps->stub_fd, ps->process->stub_argv, ps->process->envp);
   child_error (&cerr, errno, "exec `%s`", exe);
   n = snprintf (msg, sizeof msg, "agentrt: %s\n", cerr.msg);
   if (n > 0 && write (STDERR_FILENO, msg, (size_t) n) < 0)

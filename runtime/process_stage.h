@@ -15,6 +15,7 @@
 struct process_stage
 {
   int sync_sock;
+  int stub_fd; /* the sealed exec stub the program is reached through */
   const struct process_spec *process;
   const struct seccomp_program *const *seccomp; /* in load order */
   size_t n_seccomp;
