@@ -17,7 +17,8 @@ libcgroup_a_SOURCES = \
 	runtime/cgroup_stats.c \
 	runtime/cgroup_watch.c \
 	runtime/cgroup_systemd.c \
-	runtime/bpf_devices.c runtime/bpf_devices.h
+	runtime/bpf_devices.c runtime/bpf_devices.h \
+	runtime/sdbus_dl.c runtime/sdbus_dl.h
 libcgroup_a_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS)
 
 CGROUP_TEST_LIBS = libcgroup.a liboci.a libcommon.a $(YAJL_LIBS) $(SYSTEMD_LIBS)

@@ -19,6 +19,7 @@
 #include "common/xalloc.h"
 #include "runtime/bpf_devices.h"
 #include "runtime/cgroup_internal.h"
+#include "runtime/sdbus_dl.h"
 
 #define PRIVATE_SOCKET "/run/systemd/private"
 #define JOB_TIMEOUT_USEC (30ull * 1000000)
@@ -26,17 +27,20 @@
 static void
 cleanup_bus_fn (sd_bus **b)
 {
-  sd_bus_flush_close_unref (*b);
+  if (*b) /* libsystemd may not even be loaded */
+    sd_bus_flush_close_unref (*b);
 }
 static void
 cleanup_msg_fn (sd_bus_message **m)
 {
-  sd_bus_message_unref (*m);
+  if (*m)
+    sd_bus_message_unref (*m);
 }
 static void
 cleanup_slot_fn (sd_bus_slot **s)
 {
-  sd_bus_slot_unref (*s);
+  if (*s)
+    sd_bus_slot_unref (*s);
 }
 #define cleanup_bus __attribute__ ((cleanup (cleanup_bus_fn)))
 #define cleanup_msg __attribute__ ((cleanup (cleanup_msg_fn)))
@@ -62,6 +66,8 @@ connect_systemd (sd_bus **bus, bool *direct, agentrt_error_t *err)
   if (access (private_socket, F_OK) < 0)
     return agentrt_error (err, 0, "--systemd-cgroup: systemd is not running "
                                   "(no %s)", private_socket);
+  if (sdbus_load (err) < 0)
+    return -1;
   address = xasprintf ("unix:path=%s", private_socket);
   r = sd_bus_new (&b);
   if (r >= 0)

@@ -3,13 +3,13 @@
 #include "config.h"
 
 #include <seccomp.h>
-#include <selinux/selinux.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "runtime/lsm_selinux.h"
 #include "common/xalloc.h"
 #include "oci/features.h"
 #include "runtime/caps.h"
@@ -101,7 +101,7 @@ cmd_features (struct global_options *g, int argc, char **argv,
   f.seccomp.known_flags = sf.known_flags;
   f.seccomp.supported_flags = sf.supported_flags;
   f.apparmor = process_apparmor_enabled ();
-  f.selinux = is_selinux_enabled () > 0;
+  f.selinux = selinux_enabled ();
   f.annotations = annotations;
   f.potentially_unsafe_annotations = unsafe;
   json = features_to_json (&f);

@@ -449,6 +449,7 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
   if (!ctx->hardening.enforced)
     return;
   po->extra_seccomp = ctx->hardening.agent_seccomp;
+  po->hardened = true;
   if (d->rootfs == HARDEN_ROOTFS_EPHEMERAL)
     po->ephemeral_size = d->ephemeral_size;
   switch (d->netns)

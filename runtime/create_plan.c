@@ -10,9 +10,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <selinux/selinux.h>
 
 #include "common/cleanup.h"
+#include "runtime/lsm_selinux.h"
 #include "common/xalloc.h"
 #include "runtime/create_plan.h"
 #include "runtime/exec_stub.h"
@@ -274,8 +274,12 @@ plan_process (const struct oci_config *config,
   spec->keyring_name = opts->keyring_name;
   spec->may_setgroups = true;
   /* process.selinuxLabel is a no-op when SELinux is off, like runc */
-  if (spec->selinux_label && is_selinux_enabled () <= 0)
+  if (spec->selinux_label && !selinux_enabled ())
     spec->selinux_label = NULL;
+  if (selinux_check_label (spec->selinux_label, "process.selinuxLabel", err) < 0
+      || selinux_check_label (config->linux_cfg->mount_label, "linux.mountLabel",
+                              err) < 0)
+    return -1;
   if (pers)
     {
       if (strcmp (pers->domain, "LINUX") == 0)
@@ -379,6 +383,9 @@ create_plan_build (const struct oci_config *config,
   plan->init.stage.stub_fd = plan->stub_fd;
   plan->init.create_container.stub_fd = plan->stub_fd;
   plan->init.start_container.stub_fd = plan->stub_fd;
+  plan->init.stage.stub_required = opts->hardened;
+  plan->init.create_container.stub_required = opts->hardened;
+  plan->init.start_container.stub_required = opts->hardened;
   return 0;
 }
 

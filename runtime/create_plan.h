@@ -28,6 +28,7 @@ struct create_plan_options
   unsigned long long ephemeral_size;
   enum agent_netns agent_netns;
   bool egress_listeners;
+  bool hardened;         /* no fallback around the exec stub */
 };
 
 struct create_plan

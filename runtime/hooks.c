@@ -80,9 +80,11 @@ hook_set_free (struct hook_set *set)
 }
 
 static void __attribute__ ((noreturn))
-hook_child (const struct hook_exec *h, const char *cwd, int stub_fd,
+hook_child (const struct hook_exec *h, const struct hook_set *set,
             int state_fd)
 {
+  const char *cwd = set->cwd;
+  int stub_fd = set->stub_fd;
   sigset_t all;
   sigemptyset (&all);
   sigprocmask (SIG_SETMASK, &all, NULL);
@@ -100,7 +102,7 @@ hook_child (const struct hook_exec *h, const char *cwd, int stub_fd,
     }
   if (stub_fd >= 0)
     exec_stub_run (stub_fd, h->stub_argv, h->envp);
-  else
+  if (stub_fd < 0 || !set->stub_required)
     execve (h->path, h->argv, h->envp);
   _exit (127);
 }
@@ -157,7 +159,7 @@ run_one (const struct hook_set *set, size_t i, int state_fd,
   if (pid < 0)
     return child_error (cerr, errno, "%s hook `%s`: fork", set->kind, h->path);
   if (pid == 0)
-    hook_child (h, set->cwd, set->stub_fd, state_fd);
+    hook_child (h, set, state_fd);
   return wait_hook (pid, h, set->kind, cerr);
 }
 

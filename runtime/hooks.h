@@ -5,6 +5,7 @@
 #ifndef AGENTRT_HOOKS_H
 #define AGENTRT_HOOKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/error.h"
@@ -26,6 +27,7 @@ struct hook_set
   const char *cwd;  /* the bundle (runc's choice); "/" if unreachable */
   int stub_fd;      /* >= 0 for hooks run inside the container: through
                        the sealed exec stub (CVE-2019-5736) */
+  bool stub_required; /* no plain execve fallback (hardened) */
   struct hook_exec *hooks;
   size_t n;
 };

@@ -26,6 +26,7 @@ libruntime_a_SOURCES = \
 	runtime/hooks.c runtime/hooks.h \
 	runtime/init.c runtime/init.h \
 	runtime/log.c runtime/log.h \
+	runtime/lsm_selinux.c runtime/lsm_selinux.h \
 	runtime/monitor.c runtime/monitor.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \
@@ -69,4 +70,4 @@ bin_PROGRAMS += agentrt
 agentrt_SOURCES = runtime/main.c
 agentrt_LDADD = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	libpolicyfile.a libegress.a liboci.a libcommon.a \
-	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS) $(SELINUX_LIBS) $(SYSTEMD_LIBS)
+	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)

@@ -2,13 +2,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <selinux/selinux.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
 #include "common/cleanup.h"
+#include "runtime/lsm_selinux.h"
 #include "common/xalloc.h"
 #include "runtime/mount_plan.h"
 
@@ -319,7 +319,7 @@ mount_plan_build (const struct oci_config *config, const char *bundle,
 
   memset (plan, 0, sizeof *plan);
   if (config->linux_cfg && config->linux_cfg->mount_label
-      && is_selinux_enabled () > 0)
+      && selinux_enabled ())
     label = config->linux_cfg->mount_label;
 
   for (i = 0; i < config->n_mounts; i++)

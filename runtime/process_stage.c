@@ -169,6 +169,11 @@ process_stage_exec (const struct process_stage *ps, const char *exe)
    * is /proc/self/exe, "self" is then the stub, not agentrt's binary. */
   ps->process->stub_argv[1] = (char *) exe;
   exec_stub_run (ps->stub_fd, ps->process->stub_argv, ps->process->envp);
+  /* A bundle whose filter denies execveat (or a host that forbids
+   * executing memfds) gets runc's plain execve, protected by
+   * non-dumpability only; a hardened container does not. */
+  if (!ps->stub_required && (errno == EPERM || errno == EACCES || errno == ENOSYS))
+    execve (exe, ps->process->argv, ps->process->envp);
   child_error (&cerr, errno, "exec `%s`", exe);
   n = snprintf (msg, sizeof msg, "agentrt: %s\n", cerr.msg);
   if (n > 0 && write (STDERR_FILENO, msg, (size_t) n) < 0)

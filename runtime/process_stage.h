@@ -16,6 +16,8 @@ struct process_stage
 {
   int sync_sock;
   int stub_fd; /* the sealed exec stub the program is reached through */
+  bool stub_required; /* hardened: no direct execve when the bundle's
+                         seccomp filter denies execveat */
   const struct process_spec *process;
   const struct seccomp_program *const *seccomp; /* in load order */
   size_t n_seccomp;
