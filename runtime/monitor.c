@@ -112,7 +112,7 @@ report_and_exit (int fd, int status, const char *what)
 /* Exec of the sidecar in the outside namespace, with its fds at 3.. */
 static void __attribute__ ((noreturn))
 sidecar_exec (const char *binary, const struct monitor_request *req,
-              int pidfd, int exec_pipe)
+              int pidfd)
 {
   const struct monitor_egress *e = req->egress;
   int src[6] = { e->http_fd, e->socks_fd, pidfd, req->audit_fd, e->resolv_fd,
@@ -121,11 +121,9 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
   char *argv[32];
   char *envp[3] = { NULL };
   char env_buf[2][1024];
-  int hi[6], i, n = 0, err;
+  int hi[6], i, n = 0;
   sigset_t none;
 
-  /* out of the way of 3..8, which the dup2s below fill */
-  exec_pipe = fcntl (exec_pipe, F_DUPFD_CLOEXEC, 100);
   if (e->netns_fd >= 0 && setns (e->netns_fd, CLONE_NEWNET) < 0)
     goto fail;
   /* Park every fd high, then bring them down to 3..8 in order. */
@@ -175,54 +173,29 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
   sanitizer_env (envp, env_buf);
   execve (binary, argv, envp);
 fail:
-  err = errno;
-  if (write (exec_pipe, &err, sizeof err) < 0)
-    { /* the monitor sees EOF */ }
   _exit (127);
 }
 
-/* Starts the sidecar; returns its pid once execve succeeded. */
+/* Starts the sidecar without waiting for its exec: `create` does not pay
+ * for it, and a sidecar that cannot start exits 127, which the monitor
+ * records as its death (the agent then has no egress: nothing replaces
+ * it).  The binary's presence was checked beforehand. */
 static pid_t
 sidecar_start (const struct monitor_request *req, int pidfd, int *err_out)
 {
   cleanup_free char *binary = monitor_egress_binary ();
-  int p[2], err = 0;
   pid_t pid;
-  ssize_t n;
 
   if (binary == NULL)
     {
       *err_out = ENOENT;
       return -1;
     }
-  if (pipe2 (p, O_CLOEXEC) < 0)
-    {
-      *err_out = errno;
-      return -1;
-    }
   pid = fork ();
   if (pid == 0)
-    {
-      close (p[0]);
-      sidecar_exec (binary, req, pidfd, p[1]);
-    }
-  close (p[1]);
+    sidecar_exec (binary, req, pidfd);
   if (pid < 0)
-    {
-      *err_out = errno;
-      close (p[0]);
-      return -1;
-    }
-  do
-    n = read (p[0], &err, sizeof err);
-  while (n < 0 && errno == EINTR);
-  close (p[0]);
-  if (n == sizeof err)
-    {
-      waitpid (pid, NULL, 0);
-      *err_out = err;
-      return -1;
-    }
+    *err_out = errno;
   return pid;
 }
 
