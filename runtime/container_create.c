@@ -200,7 +200,16 @@ enter_cgroup (struct create_ctx *ctx, agentrt_error_t *err)
 
   ctx->cgroup.pid = ctx->state.pid;
   if (cgroup_enter (&ctx->cgroup, &result, err) < 0)
-    return -1;
+    {
+      /* the init may have failed on its own meanwhile: that is the reason */
+      struct sync_msg msg;
+      if (sync_recv_nowait (ctx->sock, &msg) == 0 && msg.type == SYNC_ERROR)
+        {
+          msg.error.msg[sizeof msg.error.msg - 1] = '\0';
+          agentrt_error_verbatim (err, msg.error.status, msg.error.msg);
+        }
+      return -1;
+    }
   fault_point ("create:cgroup-made");
   for (i = 0; i < result.warnings.len; i++)
     log_warning ("%s", result.warnings.items[i]);
@@ -420,8 +429,9 @@ finish_setup (struct create_ctx *ctx, agentrt_error_t *err)
     return agentrt_error (err, errno, "dup");
   memset (&msg, 0, sizeof msg);
   msg.type = SYNC_CGROUP_DONE;
-  if (sync_send (ctx->sock, &msg, ctx->hook_state, 2) < 0)
-    return agentrt_error (err, errno, "sync: the container init exited");
+  /* A send that fails means the init stopped early (it builds its mounts
+   * meanwhile): its reason is still queued, serve_init reads it. */
+  sync_send (ctx->sock, &msg, ctx->hook_state, 2);
   return serve_init (ctx, err);
 }
 

@@ -121,8 +121,33 @@ out:
   return r;
 }
 
+/* The runtime moves the init into its cgroup while the init builds its
+ * filesystem view (moving a process into a v1 cgroup waits for an RCU
+ * grace period, milliseconds that overlap with the mounts this way).  The
+ * init must be in place before it creates its cgroup namespace, mounts
+ * cgroups, or runs anything of the container's. */
 static int
-setup_filesystem (const struct init_plan *plan, int *procfd,
+await_cgroup (void *arg, struct child_error *cerr)
+{
+  struct init_plan *plan = arg;
+  struct sync_msg msg;
+  int fds[SYNC_MAX_FDS], nfds = 0;
+
+  if (plan->in_cgroup)
+    return 0;
+  if (sync_expect (plan->stage.sync_sock, SYNC_CGROUP_DONE, &msg, fds, &nfds,
+                   cerr) < 0)
+    return -1;
+  plan->in_cgroup = true;
+  plan->create_container_state = nfds > 0 ? fds[0] : -1;
+  plan->start_container_state = nfds > 1 ? fds[1] : -1;
+  if (plan->cgroup_ns && unshare (CLONE_NEWCGROUP) < 0)
+    return child_error (cerr, errno, "create cgroup namespace");
+  return 0;
+}
+
+static int
+setup_filesystem (struct init_plan *plan, int *procfd,
                   struct child_error *cerr)
 {
   int rootfd;
@@ -130,7 +155,8 @@ setup_filesystem (const struct init_plan *plan, int *procfd,
   if (rootfs_prepare (&plan->rootfs, &rootfd, cerr) < 0)
     return -1;
   *procfd = process_stage_private_proc (cerr);
-  if (*procfd < 0 || rootfs_mount_all (&plan->rootfs, rootfd, cerr) < 0)
+  if (*procfd < 0 || rootfs_mount_all (&plan->rootfs, rootfd, cerr) < 0
+      || await_cgroup (plan, cerr) < 0)
     goto fail;
   if (!plan->rootfs.mounts->dev_is_bind
       && devices_create (rootfd, &plan->devices, cerr) < 0)
@@ -192,18 +218,12 @@ init_container (void *arg, struct child_error *cerr)
 {
   struct init_plan *plan = arg;
   char exe[4096];
-  struct sync_msg msg;
   int procfd = -1;
-  int fds[SYNC_MAX_FDS], nfds = 0;
 
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
     return child_error (cerr, errno, "prctl PR_SET_DUMPABLE");
-  if (sync_expect (plan->stage.sync_sock, SYNC_CGROUP_DONE, &msg, fds, &nfds, cerr) < 0)
-    return -1;
-  plan->create_container_state = nfds > 0 ? fds[0] : -1;
-  plan->start_container_state = nfds > 1 ? fds[1] : -1;
-  if (plan->cgroup_ns && unshare (CLONE_NEWCGROUP) < 0)
-    return child_error (cerr, errno, "create cgroup namespace");
+  plan->rootfs.before_cgroup_mount = await_cgroup;
+  plan->rootfs.before_cgroup_arg = plan;
   if (set_names (plan, cerr) < 0)
     return -1;
   if (setup_filesystem (plan, &procfd, cerr) < 0)

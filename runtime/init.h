@@ -34,6 +34,7 @@ struct init_plan
 {
   int exec_fifo_fd;           /* O_PATH fd to the state dir's exec.fifo */
   bool cgroup_ns;             /* unshare(CLONE_NEWCGROUP) once placed */
+  bool in_cgroup;             /* the runtime said SYNC_CGROUP_DONE */
   enum agent_netns agent_netns;
   bool egress_listeners;      /* bind the proxy's ports and hand them over */
   const char *hostname;

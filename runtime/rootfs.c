@@ -485,12 +485,21 @@ int
 rootfs_mount_all (const struct rootfs_spec *spec, int rootfd,
                   struct child_error *cerr)
 {
+  bool before_done = false;
   size_t i;
   for (i = 0; i < spec->mounts->n_steps; i++)
     {
       const struct mount_step *s = &spec->mounts->steps[i];
-      int r = s->kind == MOUNT_KIND_CGROUP ? mount_cgroups (rootfd, spec, s, cerr)
-                                           : mount_step (rootfd, s, cerr);
+      int r;
+      if (s->kind == MOUNT_KIND_CGROUP && !before_done
+          && spec->before_cgroup_mount)
+        {
+          if (spec->before_cgroup_mount (spec->before_cgroup_arg, cerr) < 0)
+            return -1;
+          before_done = true;
+        }
+      r = s->kind == MOUNT_KIND_CGROUP ? mount_cgroups (rootfd, spec, s, cerr)
+                                       : mount_step (rootfd, s, cerr);
       if (r < 0)
         return -1;
     }

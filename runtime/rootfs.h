@@ -16,6 +16,10 @@ struct rootfs_spec
   const char *rootfs;            /* absolute host path */
   const struct mount_plan *mounts;
   const struct cgroup_mounts *cgroups; /* for "cgroup" mounts */
+  /* Called once, before the first "cgroup" mount: the init waits there
+   * until the runtime has moved it into its cgroup (see init.c). */
+  int (*before_cgroup_mount) (void *arg, struct child_error *cerr);
+  void *before_cgroup_arg;
   bool cgroup_ns;                /* the init has its own cgroup namespace */
   unsigned long root_propagation; /* MS_* | MS_REC, 0: default (rslave) */
   bool no_pivot;

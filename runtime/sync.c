@@ -156,3 +156,12 @@ sync_expect (int sock, enum sync_type type, struct sync_msg *msg, int *fds,
                         (int) type, msg->type);
   return 0;
 }
+
+int
+sync_recv_nowait (int sock, struct sync_msg *msg)
+{
+  ssize_t n = recv (sock, msg, sizeof *msg, MSG_DONTWAIT);
+  if (n < 0)
+    return -errno;
+  return n == (ssize_t) sizeof *msg ? 0 : -EIO;
+}

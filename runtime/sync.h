@@ -47,6 +47,9 @@ int sync_recv_from (int sock, struct sync_msg *msg, int *fds, int *nfds,
                     pid_t *sender);
 int sync_enable_credentials (int sock);
 
+/* A message already queued, without waiting (-EAGAIN when none). */
+int sync_recv_nowait (int sock, struct sync_msg *msg);
+
 /* Convenience: a message with only a type and value. */
 int sync_send_simple (int sock, enum sync_type type, int32_t value);
 /* Receives and checks the type; an SYNC_ERROR is copied to cerr. */
