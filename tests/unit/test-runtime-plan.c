@@ -1,0 +1,202 @@
+/* What `create` computes before the clone, from hostile configs first:
+ * mount option parsing (runtime/mount_plan.c), sysctl checks
+ * (create_plan_sysctls), container ids and signal names.  No root. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+
+#include "common/cleanup.h"
+#include "oci/config.h"
+#include "runtime/create_plan.h"
+#include "runtime/mount_plan.h"
+#include "runtime/proc_util.h"
+#include "runtime/state_store.h"
+#include "tests/unit/unit.h"
+
+static struct oci_config *
+parse (const char *json, agentrt_error_t *err)
+{
+  return oci_config_parse (json, strlen (json), "config.json", err);
+}
+
+#define CONFIG_HEAD                                                       \
+  "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"             \
+  "\"process\":{\"cwd\":\"/\",\"args\":[\"sh\"],\"user\":{\"uid\":0,\"gid\":0}},"
+
+static void
+test_mount_options (void)
+{
+  cleanup_error agentrt_error_t err = NULL;
+  cleanup_oci_config struct oci_config *c = parse (
+      CONFIG_HEAD "\"mounts\":["
+      "{\"destination\":\"/tmp\",\"type\":\"tmpfs\",\"source\":\"tmpfs\","
+      "\"options\":[\"nosuid\",\"nodev\",\"noexec\",\"size=65536k\",\"mode=1777\","
+      "\"ro\",\"rw\",\"x-engine-only\",\"rslave\",\"tmpcopyup\"]},"
+      "{\"destination\":\"/data\",\"type\":\"bind\",\"source\":\"/tmp\","
+      "\"options\":[\"rbind\",\"rro\",\"rnosuid\",\"noatime\"]}]}", &err);
+  struct mount_plan plan;
+  const struct mount_step *t, *b;
+
+  CHECK (c != NULL);
+  if (c == NULL)
+    return;
+  CHECK (mount_plan_build (c, "/bundle", &plan, &err) == 0);
+  CHECK (plan.n_steps == 2);
+  if (plan.n_steps != 2)
+    return;
+  t = &plan.steps[0];
+  b = &plan.steps[1];
+  CHECK (t->kind == MOUNT_KIND_FS);
+  CHECK (t->attr_set == (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC));
+  CHECK (t->attr_clr & MOUNT_ATTR_RDONLY); /* rw after ro wins */
+  CHECK (t->copy_up);
+  CHECK (t->propagation == MS_SLAVE && t->propagation_recursive);
+  CHECK (t->n_params == 2); /* size and mode; x-* is for the engine */
+  CHECK_STR_EQ (t->params[0].key, "size");
+  CHECK_STR_EQ (t->params[0].value, "65536k");
+  CHECK (b->kind == MOUNT_KIND_BIND && b->recursive);
+  CHECK (b->rattr_set == (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID));
+  CHECK ((b->attr_set & MOUNT_ATTR__ATIME) == MOUNT_ATTR_NOATIME);
+  CHECK (!b->dest_is_file);
+  mount_plan_free (&plan);
+}
+
+static void
+test_mount_errors_name_the_field (void)
+{
+  cleanup_error agentrt_error_t err = NULL;
+  cleanup_oci_config struct oci_config *c = parse (
+      CONFIG_HEAD "\"mounts\":["
+      "{\"destination\":\"/a\",\"type\":\"tmpfs\",\"source\":\"tmpfs\"},"
+      "{\"destination\":\"/b\",\"type\":\"bind\",\"source\":\"/nonexistent-agentrt\","
+      "\"options\":[\"bind\"]}]}", &err);
+  cleanup_oci_config struct oci_config *idmap = parse (
+      CONFIG_HEAD "\"mounts\":[{\"destination\":\"/c\",\"type\":\"bind\","
+      "\"source\":\"/tmp\",\"options\":[\"rbind\",\"idmap\"]}]}", &err);
+  cleanup_oci_config struct oci_config *notype = parse (
+      CONFIG_HEAD "\"mounts\":[{\"destination\":\"/d\",\"source\":\"x\"}]}", &err);
+  struct mount_plan plan;
+
+  CHECK (c && idmap && notype);
+  if (!c || !idmap || !notype)
+    return;
+  CHECK (mount_plan_build (c, "/bundle", &plan, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "mounts[1] (`/b`): source");
+  agentrt_error_release (&err);
+  CHECK (mount_plan_build (idmap, "/bundle", &plan, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "mounts[0].options[1]: mount option `idmap`");
+  agentrt_error_release (&err);
+  CHECK (mount_plan_build (notype, "/bundle", &plan, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "mounts[0].type");
+}
+
+static void
+test_relative_bind_source_is_the_bundles (void)
+{
+  cleanup_error agentrt_error_t err = NULL;
+  cleanup_oci_config struct oci_config *c = parse (
+      CONFIG_HEAD "\"mounts\":[{\"destination\":\"/x\",\"type\":\"bind\","
+      "\"source\":\"tmp\",\"options\":[\"bind\"]}]}", &err);
+  struct mount_plan plan;
+  CHECK (c != NULL);
+  if (c == NULL)
+    return;
+  CHECK (mount_plan_build (c, "/", &plan, &err) == 0);
+  CHECK_STR_EQ (plan.steps[0].source, "//tmp");
+  mount_plan_free (&plan);
+}
+
+static void
+test_sysctls_must_be_namespaced (void)
+{
+  static const struct
+  {
+    const char *sysctl;
+    const char *namespaces;
+    const char *error; /* NULL: accepted */
+  } cases[] = {
+    { "\"net.ipv4.ip_forward\":\"1\"", "[{\"type\":\"network\"}]", NULL },
+    { "\"net.ipv4.ip_forward\":\"1\"", "[]", "needs the container's own network" },
+    { "\"kernel.shmmax\":\"1\"", "[{\"type\":\"ipc\"}]", NULL },
+    { "\"kernel.shmmax\":\"1\"", "[]", "needs the container's own ipc" },
+    { "\"vm.swappiness\":\"1\"", "[{\"type\":\"network\"}]", "is not a namespaced sysctl" },
+    { "\"kernel.core_pattern\":\"|/x\"", "[{\"type\":\"uts\"}]", "is not a namespaced sysctl" },
+    { "\"net..x\":\"1\"", "[{\"type\":\"network\"}]", "invalid key" },
+    { "\"net/../../x\":\"1\"", "[{\"type\":\"network\"}]", "invalid key" },
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      cleanup_error agentrt_error_t err = NULL;
+      cleanup_free char *json = NULL;
+      cleanup_oci_config struct oci_config *c = NULL;
+      struct sysctl_entry *list = NULL;
+      size_t n = 0, k;
+      int r;
+
+      if (asprintf (&json, CONFIG_HEAD "\"linux\":{\"namespaces\":%s,"
+                    "\"sysctl\":{%s}}}", cases[i].namespaces, cases[i].sysctl) < 0)
+        abort ();
+      c = parse (json, &err);
+      CHECK (c != NULL);
+      if (c == NULL)
+        continue;
+      r = create_plan_sysctls (c, &list, &n, &err);
+      if (cases[i].error)
+        {
+          CHECK (r < 0);
+          CHECK_CONTAINS (err ? err->msg : NULL, cases[i].error);
+        }
+      else
+        CHECK (r == 0 && n == 1 && strchr (list[0].path, '.') == NULL);
+      for (k = 0; k < n; k++)
+        free ((char *) list[k].path);
+      free (list);
+    }
+}
+
+static void
+test_container_ids (void)
+{
+  CHECK (state_id_valid ("abc-123_x.y+z"));
+  CHECK (!state_id_valid (""));
+  CHECK (!state_id_valid ("."));
+  CHECK (!state_id_valid (".."));
+  CHECK (!state_id_valid (".seccomp-cache"));
+  CHECK (!state_id_valid ("a/b"));
+  CHECK (!state_id_valid ("a b"));
+  CHECK (!state_id_valid ("a\nb"));
+}
+
+static void
+test_signal_names (void)
+{
+  CHECK (signal_parse ("KILL") == SIGKILL);
+  CHECK (signal_parse ("sigterm") == SIGTERM);
+  CHECK (signal_parse ("9") == 9);
+  CHECK (signal_parse ("SIGRTMIN+3") == SIGRTMIN + 3);
+  CHECK (signal_parse ("RTMAX-1") == SIGRTMAX - 1);
+  CHECK (signal_parse ("0") == -1);
+  CHECK (signal_parse ("65") == -1);
+  CHECK (signal_parse ("SIGNOPE") == -1);
+  CHECK (signal_parse ("9x") == -1);
+  CHECK (signal_parse ("RTMIN+99") == -1);
+  CHECK (signal_parse ("") == -1);
+}
+
+int
+main (void)
+{
+  RUN_TEST (test_mount_options);
+  RUN_TEST (test_mount_errors_name_the_field);
+  RUN_TEST (test_relative_bind_source_is_the_bundles);
+  RUN_TEST (test_sysctls_must_be_namespaced);
+  RUN_TEST (test_container_ids);
+  RUN_TEST (test_signal_names);
+  return UNIT_EXIT ();
+}
