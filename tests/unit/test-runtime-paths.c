@@ -181,9 +181,20 @@ test_ensure_refuses_loops (void)
 int
 main (void)
 {
+  int probe;
+
   setup ();
   if (rootfd < 0)
     return 77;
+  /* valgrind 3.19 does not know openat2: nothing to test under it */
+  probe = path_open_in_root (rootfd, "/etc", O_PATH);
+  if (probe == -ENOSYS)
+    {
+      fprintf (stderr, "SKIP: openat2 is not available (valgrind?)\n");
+      teardown ();
+      return 77;
+    }
+  close (probe);
   RUN_TEST (test_absolute_symlink_stays_inside);
   RUN_TEST (test_dotdot_is_clamped);
   RUN_TEST (test_host_path_symlink_is_not_followed_out);
