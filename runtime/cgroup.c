@@ -155,7 +155,7 @@ cgroup_unified_fd (struct cgroup *cg, agentrt_error_t *err)
   struct cg_dir *d;
 
   if (cg->layout->unified < 0)
-    return -1;
+    return agentrt_error (err, 0, "cgroup: no cgroup2 hierarchy to clone into");
   d = cg_dir (cg, (size_t) cg->layout->unified, err);
   return d ? d->fd : -1;
 }

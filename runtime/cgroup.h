@@ -87,8 +87,8 @@ struct cgroup *cgroup_open (const struct cgroup_layout *layout,
 void cgroup_free (struct cgroup *cg);
 
 /* The container's cgroup2 directory (v2, hybrid), O_RDONLY|O_DIRECTORY,
- * for clone3 (CLONE_INTO_CGROUP) after cgroup_enter with pid 0; -1 on v1.
- * Owned by cg. */
+ * for clone3 (CLONE_INTO_CGROUP) after cgroup_enter with pid 0; an error
+ * on pure v1.  Owned by cg. */
 int cgroup_unified_fd (struct cgroup *cg, agentrt_error_t *err);
 
 /* Moves a process into the cgroup in every hierarchy (exec, or the init

@@ -169,6 +169,8 @@ struct create_ctx
   int sock;          /* the runtime's end of the sync socket */
   int hook_state[2]; /* "creating" and "created" state memfds */
   int egress_fds[3]; /* http and socks listeners, outside netns (or -1) */
+  int born_cgroup_fd; /* pure cgroup v2: the cgroup the init is cloned
+                         into (-1: moved there after the clone) */
   int pty_master;
 };
 
@@ -192,13 +194,14 @@ cgroup_request_init (struct create_ctx *ctx)
   req->systemd = ctx->g->systemd_cgroup;
 }
 
+/* Makes the container's cgroup and moves PID into it (0: nobody yet). */
 static int
-enter_cgroup (struct create_ctx *ctx, agentrt_error_t *err)
+enter_cgroup (struct create_ctx *ctx, pid_t pid, agentrt_error_t *err)
 {
   struct cgroup_result result = { 0 };
   size_t i;
 
-  ctx->cgroup.pid = ctx->state.pid;
+  ctx->cgroup.pid = pid;
   if (cgroup_enter (&ctx->cgroup, &result, err) < 0)
     {
       /* the init may have failed on its own meanwhile: that is the reason */
@@ -386,6 +389,7 @@ spawn (struct create_ctx *ctx, agentrt_error_t *err)
     .monotonic = &l->time_offset_monotonic,
     .init_fn = init_container,
     .arg = &ctx->plan.init,
+    .cgroup_fd = ctx->born_cgroup_fd,
   };
   int parent_only[2] = { ctx->rb.dir.dirfd, ctx->plan.rootfd };
   pid_t pid;
@@ -447,6 +451,15 @@ check_request (const struct create_request *req, const struct oci_config *c,
     return agentrt_error (err, 0, "--console-socket given but "
                           "process.terminal is false");
   return 0;
+}
+
+static bool
+born_in_cgroup_possible (struct create_ctx *ctx)
+{
+  cleanup_error agentrt_error_t ignored = NULL;
+  const struct cgroup_layout *layout = cgroup_layout_host (&ignored);
+  return layout && cgroup_layout_mode (layout) == CGROUP_MODE_V2
+         && !ctx->g->systemd_cgroup;
 }
 
 /* What the hardening decided beyond the OCI config, for the init. */
@@ -605,10 +618,18 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   if (open_audit (ctx, err) < 0 || prepare_state (ctx, bundle, err) < 0)
     return -1;
   fault_point ("create:state-saved");
+  /* On a pure cgroup v2 host (cgroupfs driver) the init is cloned straight
+   * into its cgroup (no migration, no RCU grace period to wait for). */
+  if (born_in_cgroup_possible (ctx))
+    {
+      if (enter_cgroup (ctx, 0, err) < 0
+          || (ctx->born_cgroup_fd = cgroup_unified_fd (ctx->rb.cgroup, err)) < 0)
+        return -1;
+    }
   if (make_exec_fifo (ctx, err) < 0 || spawn (ctx, err) < 0)
     return -1;
   fault_point ("create:spawned");
-  if (enter_cgroup (ctx, err) < 0)
+  if (ctx->born_cgroup_fd < 0 && enter_cgroup (ctx, ctx->state.pid, err) < 0)
     return -1;
   fault_point ("create:cgroup");
   if (finish_setup (ctx, err) < 0)
@@ -639,7 +660,7 @@ container_create (const struct global_options *g,
   memset (&ctx, 0, sizeof ctx);
   ctx.g = g;
   ctx.req = req;
-  ctx.sock = ctx.pty_master = ctx.audit_fd = -1;
+  ctx.sock = ctx.pty_master = ctx.audit_fd = ctx.born_cgroup_fd = -1;
   ctx.hook_state[0] = ctx.hook_state[1] = -1;
   ctx.egress_fds[0] = ctx.egress_fds[1] = ctx.egress_fds[2] = -1;
   if (bundle == NULL)

@@ -245,40 +245,63 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
   return ns_plan_join_process (ctx->c->state->pid, &ctx->ns, err);
 }
 
+/* The container's cgroup; on a pure cgroup v2 host without systemd the
+ * process is then cloned straight into it (*born). */
+static struct cgroup *
+open_container_cgroup (struct exec_ctx *ctx, bool *born, agentrt_error_t *err)
+{
+  const struct container_state *st = ctx->c->state;
+  const struct cgroup_layout *layout;
+
+  *born = false;
+  if (st->cgroup_path == NULL)
+    return NULL;
+  layout = cgroup_layout_host (err);
+  if (layout == NULL)
+    return NULL;
+  *born = cgroup_layout_mode (layout) == CGROUP_MODE_V2
+          && st->systemd_unit == NULL;
+  return cgroup_open (layout, st->cgroup_path, st->systemd_unit,
+                      st->cgroup_owned, err);
+}
+
 static int
 spawn_and_setup (struct exec_ctx *ctx, agentrt_error_t *err)
 {
   struct spawn_request sr = { .ns = &ctx->ns,
+                              .cgroup_fd = -1,
                               .pre_join_fn = exec_pre_join,
                               .init_fn = exec_child_main,
                               .arg = &ctx->child };
-  struct cgroup *cg = NULL;
-  const struct cgroup_layout *layout;
-  int pair[2], r;
+  struct cgroup *cg;
+  int pair[2], r = 0;
   int parent_only[1] = { ctx->c->dir.dirfd };
+  bool born = false;
 
+  cg = open_container_cgroup (ctx, &born, err);
+  if (cg == NULL && *err)
+    return -1;
+  if (born && (sr.cgroup_fd = cgroup_unified_fd (cg, err)) < 0)
+    {
+      cgroup_free (cg);
+      return -1;
+    }
   sr.close_in_child = parent_only;
   sr.n_close_in_child = 1;
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
-    return agentrt_error (err, errno, "socketpair");
+    {
+      cgroup_free (cg);
+      return agentrt_error (err, errno, "socketpair");
+    }
   ctx->sock = sr.parent_sock = pair[0];
   ctx->child.stage.sync_sock = sr.child_sock = pair[1];
   ctx->pid = spawn_init (&sr, err);
   close (pair[1]);
-  if (ctx->pid < 0)
+  if (ctx->pid > 0 && cg && !born)
+    r = cgroup_add_pid (cg, ctx->pid, err);
+  cgroup_free (cg);
+  if (ctx->pid < 0 || r < 0)
     return -1;
-  layout = ctx->c->state->cgroup_path ? cgroup_layout_host (err) : NULL;
-  if (ctx->c->state->cgroup_path)
-    {
-      if (layout)
-        cg = cgroup_open (layout, ctx->c->state->cgroup_path,
-                          ctx->c->state->systemd_unit,
-                          ctx->c->state->cgroup_owned, err);
-      r = cg ? cgroup_add_pid (cg, ctx->pid, err) : -1;
-      cgroup_free (cg);
-      if (r < 0)
-        return -1;
-    }
   if (sync_send_simple (ctx->sock, SYNC_CGROUP_DONE, 0) < 0)
     return agentrt_error (err, errno, "sync: the exec'd process exited");
   if (serve_child (ctx, err) < 0)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,11 +38,20 @@
 #define sanitizer_reports_to_stderr() ((void) 0)
 #endif
 
+/* fork semantics (shared nothing, same stack copy) with namespace flags,
+ * born in cgroup_fd's cgroup when it is >= 0 */
 static pid_t
-raw_clone (unsigned long flags)
+raw_clone (unsigned long flags, int cgroup_fd)
 {
-  /* fork semantics (shared nothing, same stack copy) with namespace flags */
-  return (pid_t) syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+  struct clone_args args;
+
+  if (cgroup_fd < 0)
+    return (pid_t) syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+  memset (&args, 0, sizeof args);
+  args.flags = flags | CLONE_INTO_CGROUP;
+  args.exit_signal = SIGCHLD;
+  args.cgroup = (uint64_t) cgroup_fd;
+  return (pid_t) syscall (SYS_clone3, &args, sizeof args);
 }
 
 /* The namespaces the runtime may create in clone(2) itself. */
@@ -266,7 +276,7 @@ clone_child (const struct spawn_request *req, unsigned long early,
           return agentrt_error (err, errno, "join time namespace");
         }
     }
-  pid = raw_clone (early);
+  pid = raw_clone (early, req->cgroup_fd);
   if (pid == 0)
     child_main (req, early);
   if (pid < 0)

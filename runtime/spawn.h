@@ -29,6 +29,8 @@ struct spawn_request
   const struct oci_time_offset *boottime;
   const struct oci_time_offset *monotonic;
   int parent_sock; /* the runtime's end of the sync socketpair */
+  int cgroup_fd;   /* >= 0: the child is born in this cgroup2 directory
+                      (clone3 CLONE_INTO_CGROUP: no migration to wait for) */
   /* The runtime's own fds the child closes at once: above all the state
    * directory's lock, which must not outlive `create` in the init. */
   const int *close_in_child;
