@@ -9,7 +9,9 @@
 #     --keep DIR     keep the valgrind logs in DIR (default: removed)
 #     --no-runtime   only the sidecar
 #     --no-sidecar   only the runtime
-# Environment: AGENTRT_BUILD_DIR (default _build/: built here if needed).
+# Environment: AGENTRT_VALGRIND_BUILD_DIR (default _build-valgrind/, built
+# here if needed, configured with --disable-static-egress: memcheck and the
+# LD_PRELOAD below need a dynamically linked sidecar).
 #
 # What valgrind can and cannot see (valgrind 3.19, Debian 12):
 # * The runtime: each command runs under memcheck with --trace-children=no:
@@ -58,7 +60,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-BUILD=$AGENTRT_BUILD_DIR
+BUILD=${AGENTRT_VALGRIND_BUILD_DIR:-$AGENTRT_TOP/_build-valgrind}
+CONFIGURE_ARGS=(--enable-werror --disable-static-egress)
 VALGRIND=(valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite
   --errors-for-leak-kinds=definite --track-origins=yes --trace-children=no
   --vgdb=no --num-callers=30)
@@ -92,11 +95,12 @@ vg_summary ()
 
 build ()
 {
-  if [[ ! -f $BUILD/Makefile ]]; then
-    log "configure (in $BUILD)"
+  if [[ ! -f $BUILD/Makefile || $(cat "$BUILD/.configure-args" 2>/dev/null) != "${CONFIGURE_ARGS[*]}" ]]; then
+    log "configure ${CONFIGURE_ARGS[*]} (in $BUILD)"
     [[ -x configure ]] || ./autogen.sh >/dev/null
     mkdir -p "$BUILD"
-    (cd "$BUILD" && "$AGENTRT_TOP/configure" -q --enable-werror)
+    (cd "$BUILD" && "$AGENTRT_TOP/configure" -q "${CONFIGURE_ARGS[@]}")
+    printf '%s\n' "${CONFIGURE_ARGS[*]}" >"$BUILD/.configure-args"
   fi
   log "make agentrt agentrt-egress (in $BUILD)"
   make -s -C "$BUILD" -j"$(nproc)" agentrt agentrt-egress >/dev/null

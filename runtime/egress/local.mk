@@ -43,6 +43,7 @@ agentrt_egress_SOURCES = \
 	runtime/egress/resolver.c \
 	runtime/egress/selftest.c runtime/egress/selftest.h
 agentrt_egress_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
+agentrt_egress_LDFLAGS = $(AM_LDFLAGS) $(EGRESS_LDFLAGS)
 agentrt_egress_LDADD = libegress.a liboci.a libcommon.a $(SECCOMP_LIBS)
 
 # End-to-end test of the binary in network namespaces of its own: needs
