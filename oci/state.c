@@ -72,6 +72,8 @@ container_state_to_json (const struct container_state *s, agentrt_error_t *err)
   write_optional_string (w, "cgroupPath", s->cgroup_path);
   write_optional_string (w, "systemdUnit", s->systemd_unit);
   json_kv_bool (w, "cgroupOwned", s->cgroup_owned);
+  if (s->cgroup_pending)
+    json_kv_bool (w, "cgroupPending", true);
   json_kv_int (w, "monitorPid", s->monitor_pid);
   json_kv_uint (w, "monitorStart", s->monitor_start);
   json_kv_int (w, "sidecarPid", s->sidecar_pid);
@@ -133,6 +135,8 @@ parse_state (const struct json_ctx *c, const struct json_node *obj,
                              &s->systemd_unit) < 0
       || json_member_bool (c, obj, NULL, "cgroupOwned", JSON_OPTIONAL,
                            &s->cgroup_owned, NULL) < 0
+      || json_member_bool (c, obj, NULL, "cgroupPending", JSON_OPTIONAL,
+                           &s->cgroup_pending, NULL) < 0
       || member_pid (c, obj, "monitorPid", JSON_OPTIONAL, &s->monitor_pid) < 0
       || json_member_int (c, obj, NULL, "monitorStart", JSON_OPTIONAL, JSON_U64,
                           &s->monitor_start, NULL) < 0

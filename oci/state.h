@@ -22,6 +22,8 @@ struct container_state
   char *cgroup_path;     /* cgroup path relative to the hierarchy root */
   char *systemd_unit;    /* transient scope name with --systemd-cgroup */
   bool cgroup_owned;     /* agentrt created the cgroup (remove it at delete) */
+  bool cgroup_pending;   /* cgroup_path is only planned: create was stopped
+                            before the cgroup was entered (see cgroup_plan) */
   pid_t monitor_pid;     /* per-container monitor (limits, audit, sidecar) */
   uint64_t monitor_start;
   pid_t sidecar_pid;     /* egress proxy; 0 when the container has none */

@@ -219,6 +219,40 @@ cgroup_enter (const struct cgroup_request *req, struct cgroup_result *result,
 }
 
 int
+cgroup_plan (const struct cgroup_request *req, char **path, char **unit,
+             agentrt_error_t *err)
+{
+  const struct cgroup_layout *l = req->layout;
+  struct cg_target t;
+
+  if (l == NULL && (l = cgroup_layout_host (err)) == NULL)
+    return -1;
+  if (cg_resolve (l, req->id, req->cgroups_path, req->systemd, &t, err) < 0)
+    return -1;
+  *path = steal_pointer (&t.path);
+  *unit = steal_pointer (&t.unit);
+  cg_target_release (&t);
+  return 0;
+}
+
+void
+cgroup_remove_planned (const struct cgroup_layout *layout, const char *path,
+                       const char *unit)
+{
+  agentrt_error_t ignored = NULL;
+
+  for (size_t i = 0; i < layout->n; i++)
+    {
+      cleanup_free char *dir = cg_hier_path (&layout->h[i], path);
+      /* ENOENT: not made yet; EBUSY: not ours to remove, or not empty */
+      (void) rmdir (dir);
+    }
+  if (unit)
+    cg_systemd_stop (unit, &ignored);
+  agentrt_error_release (&ignored);
+}
+
+int
 cgroup_update (struct cgroup *cg, const struct oci_resources *resources,
                struct str_list *warnings, agentrt_error_t *err)
 {

@@ -74,6 +74,20 @@ int cgroup_enter (const struct cgroup_request *req,
                   struct cgroup_result *result, agentrt_error_t *err);
 void cgroup_result_release (struct cgroup_result *result); /* not ->cgroup */
 
+/* Where cgroup_enter will put the container (its path, and its unit with
+ * systemd) without creating anything.  `create` records it in the state
+ * before entering, so that a create killed halfway leaves nothing that
+ * `delete` cannot find. */
+int cgroup_plan (const struct cgroup_request *req, char **path, char **unit,
+                 agentrt_error_t *err);
+
+/* `delete` of a container whose create stopped between cgroup_plan and
+ * the end of cgroup_enter: removes the planned directory in each hierarchy
+ * where it exists and is empty (plain rmdir: never one holding a process
+ * or a child cgroup, never a parent) and stops the unit. */
+void cgroup_remove_planned (const struct cgroup_layout *layout,
+                            const char *path, const char *unit);
+
 /* What later commands store in the state and pass back to cgroup_open. */
 const char *cgroup_path (const struct cgroup *cg); /* "/docker/ID" */
 const char *cgroup_systemd_unit (const struct cgroup *cg); /* NULL without */

@@ -218,9 +218,24 @@ enter_cgroup (struct create_ctx *ctx, pid_t pid, agentrt_error_t *err)
     log_warning ("%s", result.warnings.items[i]);
   cgroup_result_release (&result);
   ctx->rb.cgroup = result.cgroup;
+  free (ctx->state.cgroup_path);
+  free (ctx->state.systemd_unit);
   ctx->state.cgroup_path = xstrdup (cgroup_path (result.cgroup));
   ctx->state.systemd_unit = xstrdup (cgroup_systemd_unit (result.cgroup));
   ctx->state.cgroup_owned = cgroup_owned (result.cgroup);
+  ctx->state.cgroup_pending = false;
+  return save (ctx, err);
+}
+
+/* Where the cgroup will be, in the state before it is made: a create
+ * killed while making it leaves a state that `delete` can clean up. */
+static int
+record_cgroup_plan (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  if (cgroup_plan (&ctx->cgroup, &ctx->state.cgroup_path,
+                   &ctx->state.systemd_unit, err) < 0)
+    return -1;
+  ctx->state.cgroup_pending = true;
   return save (ctx, err);
 }
 
@@ -618,6 +633,8 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   if (open_audit (ctx, err) < 0 || prepare_state (ctx, bundle, err) < 0)
     return -1;
   fault_point ("create:state-saved");
+  if (record_cgroup_plan (ctx, err) < 0)
+    return -1;
   /* On a pure cgroup v2 host (cgroupfs driver) the init is cloned straight
    * into its cgroup (no migration, no RCU grace period to wait for). */
   if (born_in_cgroup_possible (ctx))

@@ -254,7 +254,7 @@ open_container_cgroup (struct exec_ctx *ctx, bool *born, agentrt_error_t *err)
   const struct cgroup_layout *layout;
 
   *born = false;
-  if (st->cgroup_path == NULL)
+  if (st->cgroup_path == NULL || st->cgroup_pending)
     return NULL;
   layout = cgroup_layout_host (err);
   if (layout == NULL)

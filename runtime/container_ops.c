@@ -74,7 +74,8 @@ struct cgroup *
 container_cgroup (struct container *c, agentrt_error_t *err)
 {
   const struct cgroup_layout *layout;
-  if (c->state == NULL || c->state->cgroup_path == NULL)
+  if (c->state == NULL || c->state->cgroup_path == NULL
+      || c->state->cgroup_pending)
     return NULL;
   layout = cgroup_layout_host (err);
   if (layout == NULL)
@@ -327,6 +328,19 @@ stop_helpers (struct container *c)
   waitpid (c->state->monitor_pid, NULL, WNOHANG);
 }
 
+/* A create stopped before its cgroup was entered: its processes are
+ * killed by pid, then what it may have made of the cgroup is removed. */
+static void
+remove_planned_cgroup (struct container *c)
+{
+  agentrt_error_t ignored = NULL;
+  const struct cgroup_layout *layout = cgroup_layout_host (&ignored);
+
+  if (layout)
+    cgroup_remove_planned (layout, c->state->cgroup_path, c->state->systemd_unit);
+  agentrt_error_release (&ignored);
+}
+
 int
 container_delete (struct container *c, bool force, agentrt_error_t *err)
 {
@@ -338,7 +352,7 @@ container_delete (struct container *c, bool force, agentrt_error_t *err)
     return agentrt_error (err, EBUSY, "cannot delete container %s that is "
                           "not stopped: %s", c->dir.id,
                           container_status_name (status));
-  if (c->state && c->state->cgroup_path)
+  if (c->state && c->state->cgroup_path && !c->state->cgroup_pending)
     {
       cg = container_cgroup (c, err);
       if (cg == NULL)
@@ -347,6 +361,8 @@ container_delete (struct container *c, bool force, agentrt_error_t *err)
   if (kill_everything (c, cg, err) < 0
       || (cg && cgroup_destroy (cg, err) < 0))
     r = -1;
+  if (r == 0 && c->state && c->state->cgroup_pending)
+    remove_planned_cgroup (c);
   fault_point ("delete:processes-killed");
   if (c->state)
     stop_helpers (c);
