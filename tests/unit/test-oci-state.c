@@ -83,7 +83,7 @@ test_round_trip (void)
     .id = "agent-1", .bundle = "/srv/bundles/agent-1", .rootfs = "/srv/bundles/agent-1/rootfs",
     .pid = 4242, .pid_start = 123456789012ULL, .created = "2024-05-01T10:00:00.123456789Z",
     .owner = "", .cgroup_path = "/agentrt/agent-1", .systemd_unit = "agentrt-agent-1.scope",
-    .cgroup_owned = true, .monitor_pid = 4240, .monitor_start = 99, .sidecar_pid = 4241,
+    .cgroup_owned = true, .cgroup_pending = true, .monitor_pid = 4240, .monitor_start = 99, .sidecar_pid = 4241,
     .sidecar_start = 100, .created_new_netns = true,
   };
   struct kv kv[] = { { "run.agentrt.egress", "proxy" }, { "k", "v\n\"" } };
@@ -105,7 +105,7 @@ test_round_trip (void)
   CHECK_STR_EQ (back->id, "agent-1");
   CHECK (back->pid == 4242 && back->pid_start == 123456789012ULL);
   CHECK (back->monitor_pid == 4240 && back->sidecar_pid == 4241 && back->sidecar_start == 100);
-  CHECK (back->cgroup_owned && back->created_new_netns);
+  CHECK (back->cgroup_owned && back->cgroup_pending && back->created_new_netns);
   CHECK_STR_EQ (back->systemd_unit, "agentrt-agent-1.scope");
   CHECK_STR_EQ (kv_list_get (&back->annotations, "k"), "v\n\"");
   again = container_state_to_json (back, &err);
@@ -116,7 +116,8 @@ test_round_trip (void)
 
   /* Optional members default; owner becomes "". */
   back = container_state_parse (good, strlen (good), &err);
-  CHECK (back && back->pid == 42 && back->sidecar_pid == 0 && back->cgroup_path == NULL);
+  CHECK (back && back->pid == 42 && back->sidecar_pid == 0 && back->cgroup_path == NULL
+         && !back->cgroup_pending);
   CHECK_STR_EQ (back ? back->owner : NULL, "");
   container_state_free (back);
 
