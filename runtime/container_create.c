@@ -171,6 +171,7 @@ struct create_ctx
   int egress_fds[3]; /* http and socks listeners, outside netns (or -1) */
   int born_cgroup_fd; /* pure cgroup v2: the cgroup the init is cloned
                          into (-1: moved there after the clone) */
+  bool born;          /* the kernel did clone it there */
   int pty_master;
 };
 
@@ -405,6 +406,7 @@ spawn (struct create_ctx *ctx, agentrt_error_t *err)
     .init_fn = init_container,
     .arg = &ctx->plan.init,
     .cgroup_fd = ctx->born_cgroup_fd,
+    .born_in_cgroup = &ctx->born,
   };
   int parent_only[2] = { ctx->rb.dir.dirfd, ctx->plan.rootfd };
   pid_t pid;
@@ -647,6 +649,9 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
     return -1;
   fault_point ("create:spawned");
   if (ctx->born_cgroup_fd < 0 && enter_cgroup (ctx, ctx->state.pid, err) < 0)
+    return -1;
+  if (ctx->born_cgroup_fd >= 0 && !ctx->born
+      && cgroup_add_pid (ctx->rb.cgroup, ctx->state.pid, err) < 0)
     return -1;
   fault_point ("create:cgroup");
   if (finish_setup (ctx, err) < 0)

@@ -268,15 +268,16 @@ open_container_cgroup (struct exec_ctx *ctx, bool *born, agentrt_error_t *err)
 static int
 spawn_and_setup (struct exec_ctx *ctx, agentrt_error_t *err)
 {
+  bool born = false;
   struct spawn_request sr = { .ns = &ctx->ns,
                               .cgroup_fd = -1,
+                              .born_in_cgroup = &born,
                               .pre_join_fn = exec_pre_join,
                               .init_fn = exec_child_main,
                               .arg = &ctx->child };
   struct cgroup *cg;
   int pair[2], r = 0;
   int parent_only[1] = { ctx->c->dir.dirfd };
-  bool born = false;
 
   cg = open_container_cgroup (ctx, &born, err);
   if (cg == NULL && *err)

@@ -39,19 +39,27 @@
 #endif
 
 /* fork semantics (shared nothing, same stack copy) with namespace flags,
- * born in cgroup_fd's cgroup when it is >= 0 */
+ * born in cgroup_fd's cgroup when it is >= 0 and the kernel can (*born) */
 static pid_t
-raw_clone (unsigned long flags, int cgroup_fd)
+raw_clone (unsigned long flags, int cgroup_fd, bool *born)
 {
   struct clone_args args;
+  pid_t pid;
 
-  if (cgroup_fd < 0)
-    return (pid_t) syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
-  memset (&args, 0, sizeof args);
-  args.flags = flags | CLONE_INTO_CGROUP;
-  args.exit_signal = SIGCHLD;
-  args.cgroup = (uint64_t) cgroup_fd;
-  return (pid_t) syscall (SYS_clone3, &args, sizeof args);
+  if (cgroup_fd >= 0)
+    {
+      memset (&args, 0, sizeof args);
+      args.flags = flags | CLONE_INTO_CGROUP;
+      args.exit_signal = SIGCHLD;
+      args.cgroup = (uint64_t) cgroup_fd;
+      pid = (pid_t) syscall (SYS_clone3, &args, sizeof args);
+      /* ENOSYS: no clone3 (or a filter hiding it); EINVAL: a kernel
+       * before 5.7 that does not know CLONE_INTO_CGROUP */
+      *born = pid >= 0;
+      if (pid >= 0 || (errno != ENOSYS && errno != EINVAL))
+        return pid;
+    }
+  return (pid_t) syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
 }
 
 /* The namespaces the runtime may create in clone(2) itself. */
@@ -276,7 +284,7 @@ clone_child (const struct spawn_request *req, unsigned long early,
           return agentrt_error (err, errno, "join time namespace");
         }
     }
-  pid = raw_clone (early, req->cgroup_fd);
+  pid = raw_clone (early, req->cgroup_fd, req->born_in_cgroup);
   if (pid == 0)
     child_main (req, early);
   if (pid < 0)

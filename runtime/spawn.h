@@ -31,6 +31,9 @@ struct spawn_request
   int parent_sock; /* the runtime's end of the sync socketpair */
   int cgroup_fd;   /* >= 0: the child is born in this cgroup2 directory
                       (clone3 CLONE_INTO_CGROUP: no migration to wait for) */
+  bool *born_in_cgroup; /* with cgroup_fd: set to false when the kernel
+                           (before 5.7) or a seccomp filter refused clone3;
+                           the caller then moves the child itself */
   /* The runtime's own fds the child closes at once: above all the state
    * directory's lock, which must not outlive `create` in the init. */
   const int *close_in_child;

@@ -176,7 +176,8 @@ _config_template ()
 
 # vm_stage_tree DIR AGENTRT EGRESS: the files every guest gets: busybox
 # with its applets, /init, bash, agentrt and agentrt-egress in
-# /opt/agentrt/bin, the agent seccomp profile, the busybox bundle rootfs
+# /opt/agentrt/bin (with no-clone3, a test helper built here), the agent
+# seccomp profile, the busybox bundle rootfs
 # in /opt/agentrt/rootfs with the config template next to it, the guest
 # tests in /opt/agentrt/tests and the kernel modules.
 vm_stage_tree ()
@@ -190,6 +191,7 @@ vm_stage_tree ()
   install -m 0755 "$VM_HACK_DIR/init" "$s/init" || return 1
   _copy_with_libs "$s" "$(command -v bash):/usr/bin/bash" "$agentrt:/opt/agentrt/bin/agentrt" "$egress:/opt/agentrt/bin/agentrt-egress" || return 1
   ln -s /usr/bin/bash "$s/bin/bash"
+  cc -static -O2 -Wall -o "$s/opt/agentrt/bin/no-clone3" "$VM_TESTS_DIR/no-clone3.c" || return 1
   # busybox again, for the systemd guest (its tools come after Debian's).
   mkdir -p "$s/opt/agentrt/bb"
   cp "$BUSYBOX" "$s/opt/agentrt/bb/busybox" || return 1

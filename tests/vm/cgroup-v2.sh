@@ -320,9 +320,34 @@ test_lifetime_kill ()
   rt delete lt
 }
 
+# Where clone3 is refused (a kernel before 5.3, a seccomp profile that
+# hides it), the init and exec'd processes are cloned the old way and then
+# moved into the cgroup: they must end up in it all the same.
+test_clone3_refused ()
+{
+  local pid cg out
+  mk_bundle b sleep 1000
+  rt_no_clone3 create --bundle b nc >create.out 2>&1 </dev/null \
+    || fail "create without clone3: $(cat create.out)"
+  pid=$(ct_pid nc)
+  cg=$(cg_dir "$pid")
+  expect_eq "$CG/$CG_TEST_PARENT/b" "$cg" "cgroup of the init cloned without clone3"
+  rt_no_clone3 start nc
+  out=$(rt_no_clone3 exec nc cat /proc/self/cgroup </dev/null)
+  expect_eq "0::/" "$out" "exec'd process's cgroup without clone3"
+  rt delete --force nc
+  [[ ! -d $cg ]] || fail "$cg still exists after delete"
+}
+
+rt_no_clone3 ()
+{
+  /opt/agentrt/bin/no-clone3 "$VM_RT" --root "$VM_STATE" --policy "$POLICY" "${VM_RT_FLAGS[@]}" "$@"
+}
+
 run_suite cgroup-v2 \
   test_cgroup2_layout \
   test_lifecycle \
+  test_clone3_refused \
   test_run_exit_codes \
   test_default_cgroup_path \
   test_memory_limit_oom_kill \
