@@ -5,7 +5,8 @@
 # definite leak; the figures are printed at the end.
 #
 #   hack/valgrind.sh [OPTIONS]
-#     --requests N   proxied requests of the sidecar load (default 300)
+#     --requests N   proxied requests of the sidecar load (default 300, rounded
+#                    up to a multiple of 30)
 #     --keep DIR     keep the valgrind logs in DIR (default: removed)
 #     --no-runtime   only the sidecar
 #     --no-sidecar   only the runtime
@@ -275,12 +276,12 @@ EOF
   ip netns exec "$A" python3 tests/egress/client.py garbage 3128 1080 3 >/dev/null 2>&1 || true
   ok=$(grep -c '^200$' "$T/codes" || true)
   denied=$(grep -c '^403$' "$T/denied" || true)
-  echo "  $ok requests answered 200 (of $requests), $denied refused as they should"
+  echo "  $ok requests answered 200 (of $n sent), $denied refused as they should"
 
   kill "$init"
   wait "$proxy" || rc=$?
   ((rc == 0)) || { echo "the sidecar exited with $rc:"; cat "$T/proxy.err"; return 1; }
-  ((ok == requests)) || { echo "only $ok of $requests requests succeeded:"; sort "$T/curl.err" | uniq -c | head; return 1; }
+  ((ok == n)) || { echo "only $ok of $n requests succeeded:"; sort "$T/curl.err" | uniq -c | head; return 1; }
   vg_summary "$T"/logs/sidecar.*
 }
 
