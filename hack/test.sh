@@ -1,10 +1,11 @@
 #!/bin/bash
 # hack/test.sh: what CI runs (.ci/run).  Installs the build and test
 # dependencies (apt-get, only what is missing), builds agentrt out of tree,
-# runs the unit tests (make check), each fuzz target briefly (hack/fuzz.sh)
-# and every bats suite against the built binary (configured with the
-# test-only fault points, --enable-fault-injection).  Exits non-zero on any
-# failure.
+# runs the unit tests (make check), the unit tests again built with clang,
+# ASan and UBSan (the fast part of --sanitize), each fuzz target briefly
+# (hack/fuzz.sh), every bats suite against the built binary (configured
+# with the test-only fault points, --enable-fault-injection) and the cgroup
+# v2 VM.  Exits non-zero on any failure.
 #
 #   hack/test.sh [OPTIONS] [BATS-FILE...]
 #     --sanitize        clang + --enable-sanitizers in _build-sanitize/
@@ -15,7 +16,8 @@
 #     --runtime R       run the bats suites against R (e.g. runc) instead
 #                       of the built agentrt; skips the build and unit tests
 #     --no-deps         do not check or install packages
-#     --no-unit         skip make check
+#     --no-unit         skip make check (both builds)
+#     --no-sanitized-unit  skip the unit tests under ASan+UBSan
 #     --no-integration  skip the bats suites
 #     --no-vm           skip the cgroup v2 VM (hack/vm-test.sh --only v2)
 #     --no-fuzz         skip the fuzz targets (AGENTRT_FUZZ_SECONDS each,
@@ -46,6 +48,9 @@ for list in tests/*/packages; do
   [[ -f $list ]] && PACKAGES+=($(grep -v '^#' "$list"))
 done
 SANITIZE_PACKAGES=(clang)
+# The sanitizer build's configuration, shared by --sanitize and the
+# sanitized unit tests (one build dir, configured once).
+SANITIZE_CONF=(--enable-werror --enable-fault-injection --enable-sanitizers CC=clang)
 FUZZ_PACKAGES=(clang)
 
 # The bats suites, in order; a directory without .bats files is skipped.
@@ -60,7 +65,7 @@ usage ()
   exit "${1:-0}"
 }
 
-sanitize=0 deps=1 unit=1 integration=1 vm=1 fuzz=1 fuzz_ci=0 runtime= filter= jobs=$(nproc) bats_jobs=1
+sanitize=0 sanitized_unit=1 deps=1 unit=1 integration=1 vm=1 fuzz=1 fuzz_ci=0 runtime= filter= jobs=$(nproc) bats_jobs=1
 bats_files=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -68,6 +73,7 @@ while [[ $# -gt 0 ]]; do
     --runtime) runtime=$(resolve_runtime "$2"); unit=0; shift 2 ;;
     --no-deps) deps=0; shift ;;
     --no-unit) unit=0; shift ;;
+    --no-sanitized-unit) sanitized_unit=0; shift ;;
     --no-integration) integration=0; shift ;;
     --no-vm) vm=0; shift ;;
     --no-fuzz) fuzz=0; shift ;;
@@ -175,6 +181,28 @@ sanitizer_reports ()
   return 1
 }
 
+# sanitizer_env REPORTS-DIR: every instrumented process sends its reports
+# to files there (the monitor and the sidecar have no stdio; children
+# inside a container report on its stderr), and any report aborts it.
+sanitizer_env ()
+{
+  rm -rf "$1" && mkdir -p "$1"
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-log_path=$1/asan:detect_leaks=1:abort_on_error=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-log_path=$1/ubsan:print_stacktrace=1:halt_on_error=1}
+}
+
+# sanitized_unit_tests: the unit tests (parsers, path resolution, policy,
+# seccomp, the sidecar's harness) built with ASan+UBSan; any report fails.
+sanitized_unit_tests ()
+{
+  local dir=${AGENTRT_SANITIZE_BUILD_DIR:-$AGENTRT_TOP/_build-sanitize}
+  build "$dir" "${SANITIZE_CONF[@]}"
+  (
+    sanitizer_env "$dir/sanitizer-reports"
+    unit_tests "$dir" && sanitizer_reports "$dir/sanitizer-reports" "$dir"
+  )
+}
+
 # integration_tests RUNTIME: every bats file of every suite (or the ones
 # given on the command line), in one bats run.
 integration_tests ()
@@ -202,20 +230,18 @@ main ()
   local pkgs=("${PACKAGES[@]}") build_dir=$AGENTRT_BUILD_DIR reports=
   local conf=(--enable-werror --enable-fault-injection)
   ((sanitize)) || [[ -n $runtime ]] || fuzz_ci=$fuzz
+  if ((sanitize)) || [[ -n $runtime ]] || ((!unit)); then sanitized_unit=0; fi
   if ((sanitize)); then
     pkgs+=("${SANITIZE_PACKAGES[@]}")
     build_dir=${AGENTRT_SANITIZE_BUILD_DIR:-$AGENTRT_TOP/_build-sanitize}
-    conf+=(--enable-sanitizers CC=clang)
-    # Any report fails the test that triggered it (errors abort), and the
-    # run: reports go to files, as the monitor and the sidecar have no
-    # stdio (children inside the container report on its stderr).
+    conf=("${SANITIZE_CONF[@]}")
+    # Any report fails the test that triggered it (errors abort), and the run.
     reports=$build_dir/sanitizer-reports
-    rm -rf "$reports" && mkdir -p "$reports"
+    sanitizer_env "$reports"
     trap "sanitizer_reports $(printf '%q %q' "$reports" "$build_dir")" EXIT
-    export ASAN_OPTIONS=${ASAN_OPTIONS:-log_path=$reports/asan:detect_leaks=1:abort_on_error=1}
-    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-log_path=$reports/ubsan:print_stacktrace=1:halt_on_error=1}
   fi
   ((fuzz_ci)) && pkgs+=("${FUZZ_PACKAGES[@]}")
+  ((sanitized_unit)) && pkgs+=("${SANITIZE_PACKAGES[@]}")
   ((bats_jobs > 1)) && pkgs+=(parallel)
   if ((deps)); then
     install_deps "${pkgs[@]}"
@@ -225,6 +251,10 @@ main ()
     build "$build_dir" "${conf[@]}"
     if ((unit)); then
       unit_tests "$build_dir"
+    fi
+    if ((sanitized_unit)); then
+      log "unit tests under ASan+UBSan"
+      sanitized_unit_tests
     fi
     if ((fuzz_ci)); then
       log "fuzz targets, ${AGENTRT_FUZZ_SECONDS:-10} s each (hack/fuzz.sh)"
