@@ -30,6 +30,15 @@ close_quietly (int fd)
     close (fd);
 }
 
+/* mount(2) changing only the propagation of PATH: the kernel ignores the
+ * source and the type (empty strings, not NULL: valgrind reads a NULL
+ * type as a bad pointer). */
+static int
+set_path_propagation (const char *path, unsigned long flags)
+{
+  return mount ("", path, "", flags, NULL);
+}
+
 /* Appends the filesystem's own explanation (the fs context log) to cerr:
  * "tmpfs: Bad value for 'size'" says more than EINVAL. */
 static int
@@ -454,7 +463,7 @@ rootfs_prepare (const struct rootfs_spec *spec, int *rootfd,
    * root must not be shared (pivot_root refuses it); rootfsPropagation is
    * applied to the new root once it is in place. */
   if (!spec->host_mount_ns
-      && mount (NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+      && set_path_propagation ("/", MS_SLAVE | MS_REC) < 0)
     return child_error (cerr, errno, "set propagation of `/`");
 
   fd = open (spec->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -531,7 +540,7 @@ rootfs_pivot (const struct rootfs_spec *spec, int rootfd,
        * one, and is detached without ever being named. */
       if (syscall (SYS_pivot_root, ".", ".") < 0)
         return child_error (cerr, errno, "pivot_root");
-      if (mount (NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+      if (set_path_propagation (".", MS_SLAVE | MS_REC) < 0)
         return child_error (cerr, errno, "make old root a slave");
       if (umount2 (".", MNT_DETACH) < 0)
         return child_error (cerr, errno, "detach old root");
@@ -652,7 +661,7 @@ rootfs_finalize (const struct rootfs_spec *spec, struct child_error *cerr)
   for (i = 0; r == 0 && i < spec->n_readonly_paths; i++)
     r = readonly_path (rootfd, spec->readonly_paths[i], cerr);
   if (r == 0 && spec->root_propagation
-      && mount (NULL, "/", NULL, spec->root_propagation, NULL) < 0)
+      && set_path_propagation ("/", spec->root_propagation) < 0)
     r = child_error (cerr, errno, "set rootfs propagation");
   if (r == 0 && spec->readonly && set_attrs (rootfd, MOUNT_ATTR_RDONLY, 0, false) < 0)
     r = child_error (cerr, errno, "make the root filesystem read-only");
