@@ -158,20 +158,8 @@ task_status ()
   # without a network namespace of the bundle's, agentrt adds one with
   # only lo and its proxy connects out from the host's: here containerd's
   run ctr_run --rm --net-host --cgroup "/$CG_PARENT/net" \
-    --annotation "run.agentrt.egress.allow=$SERVER_IP" "$IMAGE" "net-$CLIENTS_TAG" sh -c '
-    ip -o link | cut -d: -f2
-    wget -q -O- http://'"$SERVER_IP"'/; echo "wget=$?"
-    wget -q -O- http://10.213.0.9/; echo "denied=$?"
-    echo | nc -w 2 '"$SERVER_IP"' 80; echo "direct=$?"'
-  check_status 0
-  has_line " lo"
-  [[ $(grep -c '^ ' <<<"$output") -eq 1 ]] || fail "the agent sees more than lo: $output"
-  has_line "$SERVER_TEXT"
-  has_line wget=0
-  has_text "403 Forbidden"
-  has_line denied=1
-  has_text "Network is unreachable"
-  has_line direct=1
+    --annotation "run.agentrt.egress.allow=$SERVER_IP" "$IMAGE" "net-$CLIENTS_TAG" sh -c "$EGRESS_PROBE"
+  egress_only_through_proxy
   grep -qE "^${ENGINE_IP//./\\.} .*\"GET / HTTP/1.1\" 200" "$T/server.log"
   jq -se 'map(select(.event == "egress" and .decision == "allow")) | length == 1' \
     "$AUDIT_DIR/net-$CLIENTS_TAG.jsonl"

@@ -232,6 +232,35 @@ _oci_blob ()
   mv "$tmp" "$1/blobs/sha256/$h"
 }
 
+# ---- egress from inside an agent ------------------------------------------
+
+# EGRESS_PROBE: run by `sh -c` in an agent whose allowlist holds SERVER_IP:
+# its interfaces, the allowlisted server through the proxy (busybox wget
+# takes HTTP_PROXY), an address off the list, and a direct connection.
+EGRESS_PROBE='
+    ip -o link | cut -d: -f2
+    echo "proxy=$HTTP_PROXY"
+    wget -q -O- http://'"$SERVER_IP"'/; echo "wget=$?"
+    wget -q -O- http://10.213.0.9/; echo "denied=$?"
+    echo | nc -w 2 '"$SERVER_IP"' 80; echo "direct=$?"'
+
+# egress_only_through_proxy: what EGRESS_PROBE printed (in $output) shows
+# an agent with only lo, its proxy on loopback, the server reached through
+# it, the other address refused by the proxy and no direct way out.
+egress_only_through_proxy ()
+{
+  check_status 0
+  has_line " lo"
+  [[ $(grep -c '^ ' <<<"$output") -eq 1 ]] || fail "the agent sees more than lo: $output"
+  has_line "proxy=http://127.0.0.1:3128"
+  has_line "$SERVER_TEXT"
+  has_line wget=0
+  has_text "403 Forbidden"
+  has_line denied=1
+  has_text "Network is unreachable"
+  has_line direct=1
+}
+
 # ---- what ran, and what is left -------------------------------------------
 
 # agentrt_ids: every container agentrt created for this file (each one
