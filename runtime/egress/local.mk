@@ -53,6 +53,5 @@ TESTS += tests/egress/run.sh
 EXTRA_DIST += docs/egress.md \
 	tests/egress/run.sh tests/egress/launch.py tests/egress/server.py \
 	tests/egress/client.py tests/egress/dns_server.py \
-	tests/egress/bench.c tests/egress/bench.sh \
 	tests/fuzz/fuzz-http.c tests/fuzz/fuzz-socks5.c tests/fuzz/fuzz-allowlist.c \
 	tests/fuzz/corpus/http tests/fuzz/corpus/socks5 tests/fuzz/corpus/allowlist
