@@ -149,6 +149,12 @@ cgroup_add_pid (struct cgroup *cg, pid_t pid, agentrt_error_t *err)
   return 0;
 }
 
+bool
+cgroup_clone_into_possible (const struct cgroup_layout *layout, bool systemd)
+{
+  return layout->mode == CGROUP_MODE_V2 && !systemd;
+}
+
 int
 cgroup_unified_fd (struct cgroup *cg, agentrt_error_t *err)
 {

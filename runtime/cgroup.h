@@ -100,6 +100,12 @@ struct cgroup *cgroup_open (const struct cgroup_layout *layout,
                             bool owned, agentrt_error_t *err);
 void cgroup_free (struct cgroup *cg);
 
+/* Whether processes can be cloned straight into a container's cgroup
+ * (cgroup_unified_fd): on a pure cgroup v2 host, without systemd (which
+ * moves them into its scope itself). */
+bool cgroup_clone_into_possible (const struct cgroup_layout *layout,
+                                 bool systemd);
+
 /* The container's cgroup2 directory (v2, hybrid), O_RDONLY|O_DIRECTORY,
  * for clone3 (CLONE_INTO_CGROUP) after cgroup_enter with pid 0; an error
  * on pure v1.  Owned by cg. */

@@ -475,8 +475,7 @@ born_in_cgroup_possible (struct create_ctx *ctx)
 {
   cleanup_error agentrt_error_t ignored = NULL;
   const struct cgroup_layout *layout = cgroup_layout_host (&ignored);
-  return layout && cgroup_layout_mode (layout) == CGROUP_MODE_V2
-         && !ctx->g->systemd_cgroup;
+  return layout && cgroup_clone_into_possible (layout, ctx->g->systemd_cgroup);
 }
 
 /* What the hardening decided beyond the OCI config, for the init. */

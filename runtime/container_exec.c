@@ -259,8 +259,7 @@ open_container_cgroup (struct exec_ctx *ctx, bool *born, agentrt_error_t *err)
   layout = cgroup_layout_host (err);
   if (layout == NULL)
     return NULL;
-  *born = cgroup_layout_mode (layout) == CGROUP_MODE_V2
-          && st->systemd_unit == NULL;
+  *born = cgroup_clone_into_possible (layout, st->systemd_unit != NULL);
   return cgroup_open (layout, st->cgroup_path, st->systemd_unit,
                       st->cgroup_owned, err);
 }
