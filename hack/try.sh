@@ -2,8 +2,9 @@
 # hack/try.sh [CMD...]: run CMD under agentrt in a throwaway busybox bundle.
 # Builds agentrt first when needed (unless RUNTIME points elsewhere), makes
 # the bundle in a temporary directory, runs CMD with `run` (default: a
-# one-liner printing id, hostname and the mounts), removes everything and
-# exits with CMD's status.  With a terminal on stdin and stdout the
+# one-liner printing id, hostname and the mounts) after printing what the
+# hardening changes in the bundle (`policy explain`), removes everything
+# and exits with CMD's status.  With a terminal on stdin and stdout the
 # container gets one too, so `hack/try.sh sh` is interactive.
 # Environment: RUNTIME (default: the agentrt in _build/), AGENTRT_BUILD_DIR.
 set -euo pipefail
@@ -11,7 +12,7 @@ SELF=$(readlink -f "$0")
 . "$(dirname "$SELF")/lib.sh"
 
 if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-  sed -n '2,8s/^# \{0,1\}//p' "$SELF"
+  sed -n '2,9s/^# \{0,1\}//p' "$SELF"
   exit 0
 fi
 if [[ $EUID -ne 0 ]]; then
@@ -35,7 +36,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/agentrt-try.XXXXXX")
 id=try-$$
 cleanup ()
 {
-  "$RUNTIME" --root "$tmp/state" delete --force "$id" >/dev/null 2>&1 || true
+  "$RUNTIME" --root "$tmp/state" --policy "$tmp/policy.json" delete --force "$id" >/dev/null 2>&1 || true
   rm -rf --one-file-system "$tmp"
 }
 trap cleanup EXIT
@@ -50,11 +51,15 @@ jq --argjson t "$terminal" '.process.args = $ARGS.positional | .process.terminal
   --args -- "$@" <"$tmp/bundle/config.json" >"$tmp/config.json"
 mv "$tmp/config.json" "$tmp/bundle/config.json"
 
-# What agentrt's hardening would change in this bundle (once the verb exists).
-if "$RUNTIME" policy explain --help >/dev/null 2>&1; then
-  "$RUNTIME" policy explain --bundle "$tmp/bundle" >&2 || true
-fi
+# The default admin policy, with what a build tree lacks: the agent
+# seccomp profile from the source tree (not yet under $(pkgdatadir)) and
+# an audit dir of our own (not /var/log/agentrt).
+jq -n --arg p "$AGENTRT_TOP/seccomp-profiles/agent-default.json" --arg a "$tmp/audit" \
+  '{version: 1, seccomp: {profile: $p}, audit: {dir: $a}}' >"$tmp/policy.json"
+rt=("$RUNTIME" --root "$tmp/state" --policy "$tmp/policy.json")
 
+# What the hardening changes in this bundle, then the run itself.
+"${rt[@]}" policy explain --bundle "$tmp/bundle" >&2
 rc=0
-"$RUNTIME" --root "$tmp/state" run --bundle "$tmp/bundle" "$id" || rc=$?
+"${rt[@]}" run --bundle "$tmp/bundle" "$id" || rc=$?
 exit "$rc"
