@@ -122,17 +122,18 @@ task_status ()
   has_line in-exec
   has_line exec-err
 
-  # ps: the pids of the container's cgroup (agentrt ps --format json)
+  run c task pause "$w"
+  check_status 0
+  [[ $(task_status "$w") == PAUSED ]]
+  [[ $(</sys/fs/cgroup/freezer/$CG_PARENT/worker/freezer.state) == FROZEN ]]
+
+  # ps: the pids of the container's cgroup (agentrt ps --format json),
+  # compared while frozen: the worker's loop starts a new sleep every 0.1 s
   run c task ps "$w"
   check_status 0
   got=$(awk 'NR > 1 { print $1 }' <<<"$output" | sort -n)
   want=$(sort -n "/sys/fs/cgroup/pids/$CG_PARENT/worker/cgroup.procs")
   [[ -n $got && $got == "$want" ]] || fail "ps: '$got', cgroup: '$want'"
-
-  run c task pause "$w"
-  check_status 0
-  [[ $(task_status "$w") == PAUSED ]]
-  [[ $(</sys/fs/cgroup/freezer/$CG_PARENT/worker/freezer.state) == FROZEN ]]
   run c task resume "$w"
   check_status 0
   [[ $(task_status "$w") == RUNNING ]]
