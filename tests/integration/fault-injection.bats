@@ -47,6 +47,35 @@ load helpers/fault
 @test "fault: hardened create killed at monitor, then delete --force leaves nothing" { fault_create_case create:monitor hardened; }
 @test "fault: hardened create killed at done, then delete --force leaves nothing" { fault_create_case create:done hardened; }
 
+@test "fault: delete of a create killed before making its cgroup leaves a foreign cgroup of that path alone" {
+  fault_setup plain
+  local name=art-foreign-$CT_ID sleeper h dirs=() d
+  update_config ".linux.cgroupsPath = \"/$name\"" || return 1
+  # someone else's cgroup at the path the container asks for, in every
+  # hierarchy, in use
+  sleep 1000 &
+  sleeper=$!
+  for h in /sys/fs/cgroup/*/; do
+    [[ -f $h/cgroup.procs ]] || continue
+    mkdir "$h$name" && dirs+=("$h$name")
+    if [[ -f $h/cpuset.cpus ]]; then # a v1 cpuset starts empty
+      cat "$h/cpuset.cpus" >"$h$name/cpuset.cpus"
+      cat "$h/cpuset.mems" >"$h$name/cpuset.mems"
+    fi
+    echo "$sleeper" >"$h$name/cgroup.procs"
+  done
+  cleanup_add "kill $sleeper; sleep 0.2; rmdir ${dirs[*]}"
+  # killed after recording the planned cgroup, before entering it
+  fault_run create:spawned create --bundle "$BUNDLE" "$CT_ID"
+  [[ $(jq -r .cgroupPending "$ROOT/$CT_ID/state.json") == true ]]
+  rt_ok delete --force "$CT_ID"
+  kill -0 "$sleeper" || fail "delete killed a process of a cgroup it did not make"
+  for d in "${dirs[@]}"; do
+    [[ -d $d ]] || fail "delete removed $d, a cgroup it did not make"
+  done
+  [[ ! -e $ROOT/$CT_ID ]]
+}
+
 @test "fault: start killed at init-checked: still created, a new start runs it" { fault_start_case start:init-checked plain; }
 @test "fault: start killed at fifo-open: running or stopped, never stuck" { fault_start_case start:fifo-open plain; }
 @test "fault: start killed at released: running, a new start refuses at once" { fault_start_case start:released plain; }
