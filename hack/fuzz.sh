@@ -54,22 +54,6 @@ for t in "${targets[@]}"; do
   [[ -f tests/fuzz/fuzz-$t.c ]] || { echo "no target tests/fuzz/fuzz-$t.c" >&2; exit 2; }
 done
 
-log ()
-{
-  printf '==> %s\n' "$*"
-}
-
-# quietly CMD...: the output of CMD only if it fails.
-quietly ()
-{
-  local out rc=0
-  out=$(mktemp)
-  "$@" >"$out" 2>&1 || rc=$?
-  ((rc == 0)) || { tail -n 100 "$out"; echo "failed ($rc): $*" >&2; }
-  rm -f "$out"
-  return "$rc"
-}
-
 # The libraries, instrumented for coverage (fuzzer-no-link) and built with
 # the same sanitizers as the targets; configured once, make keeps them
 # up to date with the sources.

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # hack/lib.sh: what the hack/ scripts and tests/integration/helpers.bash
-# share: where the tree and the build are, the busybox-static root
+# share: step logging, where the tree and the build are, the busybox-static root
 # filesystem (built once, cached, copied per bundle) and OCI bundle
 # creation.  Source it from bash; it sets no shell options.
 
@@ -11,6 +11,27 @@ AGENTRT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Bump when the layout mkrootfs or the cache produce changes: stale caches
 # are rebuilt.
 AGENTRT_ROOTFS_LAYOUT=2
+
+# log MESSAGE: a step of a hack/ script.
+log ()
+{
+  printf '==> %s\n' "$*"
+}
+
+# quietly CMD...: run CMD with its output kept aside; shown (the last 200
+# lines) only if it fails.
+quietly ()
+{
+  local out rc=0
+  out=$(mktemp)
+  "$@" >"$out" 2>&1 || rc=$?
+  if ((rc != 0)); then
+    tail -n 200 "$out"
+    echo "failed ($rc): $*" >&2
+  fi
+  rm -f "$out"
+  return "$rc"
+}
 
 # The runtime the scripts use unless RUNTIME says otherwise.
 agentrt_default_runtime ()

@@ -86,25 +86,6 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-log ()
-{
-  printf '==> %s\n' "$*"
-}
-
-# quietly CMD...: run CMD with its output kept aside; shown only if it fails.
-quietly ()
-{
-  local out rc=0
-  out=$(mktemp)
-  "$@" >"$out" 2>&1 || rc=$?
-  if ((rc != 0)); then
-    tail -n 200 "$out"
-    echo "failed ($rc): $*" >&2
-  fi
-  rm -f "$out"
-  return "$rc"
-}
-
 # install_deps PKG...: apt-get install whatever dpkg does not list as
 # installed; silent (no apt-get at all) when everything is there.
 install_deps ()

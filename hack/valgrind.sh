@@ -67,11 +67,6 @@ VALGRIND=(valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite
   --errors-for-leak-kinds=definite --track-origins=yes --trace-children=no
   --vgdb=no --num-callers=30)
 
-log ()
-{
-  printf '==> %s\n' "$*"
-}
-
 # vg_summary LOG...: one line per checked process (logs NAME.PID): errors,
 # definitely lost bytes, allocations; fails if any has an error or a
 # definite leak.
