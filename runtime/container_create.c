@@ -228,17 +228,6 @@ enter_cgroup (struct create_ctx *ctx, pid_t pid, agentrt_error_t *err)
   return save (ctx, err);
 }
 
-/* Where the cgroup will be, in the state before it is made: a create
- * killed while making it leaves a state that `delete` can clean up. */
-static int
-record_cgroup_plan (struct create_ctx *ctx, agentrt_error_t *err)
-{
-  if (cgroup_plan (&ctx->cgroup, &ctx->state.cgroup_path,
-                   &ctx->state.systemd_unit, err) < 0)
-    return -1;
-  ctx->state.cgroup_pending = true;
-  return save (ctx, err);
-}
 
 static int
 set_oom_score_adj (pid_t pid, const struct oci_process *p, agentrt_error_t *err)
@@ -367,6 +356,11 @@ prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   for (i = 0; i < ctx->config->annotations.len; i++)
     kv_list_set (&st->annotations, ctx->config->annotations.items[i].key,
                  ctx->config->annotations.items[i].value);
+  /* Where the cgroup will be, before it is made: a create killed while
+   * making it leaves a state that `delete` can clean up. */
+  if (cgroup_plan (&ctx->cgroup, &st->cgroup_path, &st->systemd_unit, err) < 0)
+    return -1;
+  st->cgroup_pending = true;
   /* Later commands use the config as it was applied, not the bundle's. */
   json = oci_config_to_json (ctx->config, false, err);
   if (json == NULL || state_dir_write (&ctx->rb.dir, CONFIG_FILE, json,
@@ -634,8 +628,6 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   if (open_audit (ctx, err) < 0 || prepare_state (ctx, bundle, err) < 0)
     return -1;
   fault_point ("create:state-saved");
-  if (record_cgroup_plan (ctx, err) < 0)
-    return -1;
   /* On a pure cgroup v2 host (cgroupfs driver) the init is cloned straight
    * into its cgroup (no migration, no RCU grace period to wait for). */
   if (born_in_cgroup_possible (ctx))
