@@ -1,14 +1,12 @@
 #!/usr/bin/env python3
-"""Test servers for tests/egress/run.sh and bench.py.
+"""Test servers for tests/egress/run.sh.
   server.py http ADDR PORT   HTTP/1.1 with keep-alive:
       GET /bytes/N    N bytes with Content-Length
       GET /chunked/N  N bytes, chunked
       GET /close/N    N bytes, no length, connection closed after
       POST /echo      echoes the body (Content-Length or chunked)
       anything else   "hello from NAME\\n" (NAME = $SERVER_NAME or ADDR)
-  server.py echo ADDR PORT   TCP echo
-  server.py sink ADDR PORT   TCP: sends N bytes where N is the first line
-                             the client sends (sendfile from a zero file)."""
+  server.py echo ADDR PORT   TCP echo"""
 import os
 import socket
 import socketserver
@@ -94,27 +92,17 @@ class EchoHandler(socketserver.BaseRequestHandler):
             self.request.sendall(data)
 
 
-class SinkHandler(socketserver.StreamRequestHandler):
-    def handle(self):
-        n = int(self.rfile.readline())
-        with open("/dev/zero", "rb") as z:
-            chunk = z.read(1 << 20)
-        sock = self.request
-        while n > 0:
-            k = sock.send(chunk[: min(n, len(chunk))])
-            n -= k
-
-
 def main():
     kind, addr, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
     if kind == "http":
         cls = V6Server if ":" in addr else ThreadingHTTPServer
         cls.daemon_threads = True
         cls((addr, port), Handler).serve_forever()
-    handler = EchoHandler if kind == "echo" else SinkHandler
+    if kind != "echo":
+        sys.exit("server.py: KIND is http or echo")
     if ":" in addr:
         TCPServer.address_family = socket.AF_INET6
-    TCPServer((addr, port), handler).serve_forever()
+    TCPServer((addr, port), EchoHandler).serve_forever()
 
 
 if __name__ == "__main__":
