@@ -169,6 +169,8 @@ struct create_ctx
   int sock;          /* the runtime's end of the sync socket */
   int hook_state[2]; /* "creating" and "created" state memfds */
   int egress_fds[3]; /* http and socks listeners, outside netns (or -1) */
+  struct monitor_handle monitor; /* hardened: forked before the init */
+  int agent_netns_fd; /* the agent's namespace the monitor made (or -1) */
   int born_cgroup_fd; /* pure cgroup v2: the cgroup the init is cloned
                          into (-1: moved there after the clone) */
   bool born;          /* the kernel did clone it there */
@@ -294,6 +296,23 @@ hand_over_seccomp (struct create_ctx *ctx, int listener, agentrt_error_t *err)
              : 0;
 }
 
+/* SYNC_NETNS: the outside namespace alone (the monitor has the
+ * listeners), the listeners alone (the outside is the runtime's own), or
+ * the listeners and the outside. */
+static int
+take_egress_fds (struct create_ctx *ctx, const int *fds, int nfds,
+                 agentrt_error_t *err)
+{
+  bool monitor_has_listeners = ctx->agent_netns_fd >= 0;
+  if (nfds == 1 && monitor_has_listeners)
+    ctx->egress_fds[2] = fds[0];
+  else if ((nfds == 2 || nfds == 3) && !monitor_has_listeners)
+    memcpy (ctx->egress_fds, fds, sizeof (int) * (size_t) nfds);
+  else
+    return agentrt_error (err, EPROTO, "sync: no egress listeners received");
+  return 0;
+}
+
 /* Serves the init's requests until it reports SYNC_READY. */
 static int
 serve_init (struct create_ctx *ctx, agentrt_error_t *err)
@@ -322,9 +341,7 @@ serve_init (struct create_ctx *ctx, agentrt_error_t *err)
                         : agentrt_error (err, EPROTO, "sync: no pty received");
           break;
         case SYNC_NETNS:
-          memcpy (ctx->egress_fds, fds, sizeof ctx->egress_fds);
-          r = nfds >= 2 ? 0 : agentrt_error (err, EPROTO, "sync: no egress "
-                                             "listeners received");
+          r = take_egress_fds (ctx, fds, nfds, err);
           break;
         case SYNC_SECCOMP_FD:
           r = nfds == 1 ? hand_over_seccomp (ctx, fds[0], err)
@@ -425,12 +442,24 @@ spawn (struct create_ctx *ctx, agentrt_error_t *err)
   return save (ctx, err);
 }
 
+/* The monitor makes the agent's network namespace while the init builds
+ * its mounts, unless the container has a user namespace: the namespace
+ * must then belong to it, and only the init can make it. */
+static bool
+monitor_makes_agent_netns (const struct create_ctx *ctx)
+{
+  const struct ns_plan *ns = &ctx->plan.ns;
+  return ctx->plan.init.agent_netns == AGENT_NETNS_INNER
+         && !(ns->new_flags & CLONE_NEWUSER) && ns->join_fds[OCI_NS_USER] < 0;
+}
+
 /* After the init exists and sits in its cgroup: the hook state documents,
  * then the init's requests until it is ready. */
 static int
 finish_setup (struct create_ctx *ctx, agentrt_error_t *err)
 {
   struct sync_msg msg;
+  int fds[3];
 
   if (set_oom_score_adj (ctx->state.pid, ctx->config->process, err) < 0)
     return -1;
@@ -442,11 +471,17 @@ finish_setup (struct create_ctx *ctx, agentrt_error_t *err)
   ctx->hook_state[1] = dup (ctx->hook_state[0]);
   if (ctx->hook_state[1] < 0)
     return agentrt_error (err, errno, "dup");
+  if (ctx->monitor.sock >= 0 && monitor_makes_agent_netns (ctx)
+      && (ctx->agent_netns_fd = monitor_agent_netns (&ctx->monitor, err)) < 0)
+    return -1;
   memset (&msg, 0, sizeof msg);
   msg.type = SYNC_CGROUP_DONE;
+  fds[0] = ctx->hook_state[0];
+  fds[1] = ctx->hook_state[1];
+  fds[2] = ctx->agent_netns_fd;
   /* A send that fails means the init stopped early (it builds its mounts
    * meanwhile): its reason is still queued, serve_init reads it. */
-  sync_send (ctx->sock, &msg, ctx->hook_state, 2);
+  sync_send (ctx->sock, &msg, fds, fds[2] >= 0 ? 3 : 2);
   return serve_init (ctx, err);
 }
 
@@ -543,14 +578,14 @@ open_name_file (struct create_ctx *ctx, const char *path)
   return path_open_in_root (ctx->plan.rootfd, path, O_RDONLY | O_NONBLOCK);
 }
 
+/* Hardened: the monitor starts just before the init is cloned, so that
+ * its own start (and the agent's network namespace) overlaps the init's
+ * and the cgroup move; it watches the init only once committed. */
 static int
-start_monitor (struct create_ctx *ctx, agentrt_error_t *err)
+fork_monitor (struct create_ctx *ctx, agentrt_error_t *err)
 {
   const struct harden_directives *d = &ctx->hardening.result.directives;
   struct monitor_egress egress = {
-    .http_fd = ctx->egress_fds[0],
-    .socks_fd = ctx->egress_fds[1],
-    .netns_fd = ctx->egress_fds[2],
     .allow = d->egress_allow ? d->egress_allow : "",
     .allow_broad = d->egress_allow_broad,
     .uid = d->sidecar_uid,
@@ -559,27 +594,45 @@ start_monitor (struct create_ctx *ctx, agentrt_error_t *err)
   struct monitor_request req = {
     .id = ctx->req->id,
     .root = ctx->g->root,
-    .init_pid = ctx->state.pid,
-    .init_start = ctx->state.pid_start,
     .audit_fd = ctx->audit_fd,
     .lifetime = d->lifetime,
     .cgroup_path = ctx->state.cgroup_path,
     .systemd_unit = ctx->state.systemd_unit,
-    .cgroup_owned = ctx->state.cgroup_owned,
-    .egress = egress.http_fd >= 0 ? &egress : NULL,
+    .egress = ctx->plan.init.egress_listeners ? &egress : NULL,
+    .agent_netns = monitor_makes_agent_netns (ctx),
   };
-  int r;
 
-  egress.resolv_fd = egress.http_fd >= 0 ? open_name_file (ctx, "/etc/resolv.conf") : -1;
-  egress.hosts_fd = egress.http_fd >= 0 ? open_name_file (ctx, "/etc/hosts") : -1;
-  r = monitor_start (&req, &ctx->rb.monitor, err);
-  if (egress.resolv_fd >= 0)
-    close (egress.resolv_fd);
-  if (egress.hosts_fd >= 0)
-    close (egress.hosts_fd);
+  if (monitor_fork (&req, &ctx->monitor, err) < 0)
+    return -1;
+  ctx->rb.monitor.monitor = ctx->monitor.pid;
+  fault_point ("create:monitor-preparing");
+  return 0;
+}
+
+/* The init is ready: the monitor starts watching it, and the sidecar. */
+static int
+commit_monitor (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  bool egress = ctx->plan.init.egress_listeners;
+  struct monitor_commit c = {
+    .init_pid = ctx->state.pid,
+    .init_start = ctx->state.pid_start,
+    .cgroup_owned = ctx->state.cgroup_owned,
+    .http_fd = ctx->egress_fds[0],
+    .socks_fd = ctx->egress_fds[1],
+    .netns_fd = ctx->egress_fds[2],
+    .resolv_fd = egress ? open_name_file (ctx, "/etc/resolv.conf") : -1,
+    .hosts_fd = egress ? open_name_file (ctx, "/etc/hosts") : -1,
+  };
+  int r = monitor_commit (&ctx->monitor, &c, &ctx->rb.monitor, err);
+
+  if (c.resolv_fd >= 0)
+    close (c.resolv_fd);
+  if (c.hosts_fd >= 0)
+    close (c.hosts_fd);
   if (r < 0)
     return -1;
-  fault_point ("create:monitor-forked");
+  fault_point ("create:monitor-committed");
   ctx->state.monitor_pid = ctx->rb.monitor.monitor;
   ctx->state.monitor_start = ctx->rb.monitor.monitor_start;
   ctx->state.sidecar_pid = ctx->rb.monitor.sidecar;
@@ -636,6 +689,8 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
           || (ctx->born_cgroup_fd = cgroup_unified_fd (ctx->rb.cgroup, err)) < 0)
         return -1;
     }
+  if (ctx->hardening.enforced && fork_monitor (ctx, err) < 0)
+    return -1;
   if (make_exec_fifo (ctx, err) < 0 || spawn (ctx, err) < 0)
     return -1;
   fault_point ("create:spawned");
@@ -650,7 +705,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   fault_point ("create:init-ready");
   if (ctx->hardening.enforced)
     ctx->state.agent_netns = shared_netns_id (ctx->state.pid);
-  if (ctx->hardening.enforced && start_monitor (ctx, err) < 0)
+  if (ctx->hardening.enforced && commit_monitor (ctx, err) < 0)
     return -1;
   fault_point ("create:monitor");
   if (ctx->req->pid_file
@@ -676,6 +731,7 @@ container_create (const struct global_options *g,
   ctx.sock = ctx.pty_master = ctx.audit_fd = ctx.born_cgroup_fd = -1;
   ctx.hook_state[0] = ctx.hook_state[1] = -1;
   ctx.egress_fds[0] = ctx.egress_fds[1] = ctx.egress_fds[2] = -1;
+  ctx.monitor.sock = ctx.agent_netns_fd = -1;
   if (bundle == NULL)
     return agentrt_error (err, errno, "--bundle `%s`",
                           req->bundle ? req->bundle : ".");
@@ -722,6 +778,10 @@ container_create (const struct global_options *g,
   for (int i = 0; i < 3; i++)
     if (ctx.egress_fds[i] >= 0)
       close (ctx.egress_fds[i]);
+  if (ctx.monitor.sock >= 0)
+    close (ctx.monitor.sock);
+  if (ctx.agent_netns_fd >= 0)
+    close (ctx.agent_netns_fd);
   if (ctx.audit_fd >= 0)
     close (ctx.audit_fd);
   create_plan_free (&ctx.plan);

@@ -362,6 +362,7 @@ create_plan_build (const struct oci_config *config,
   plan->init.cgroup_ns = has_new_ns (config, OCI_NS_CGROUP);
   plan->init.agent_netns = opts->agent_netns;
   plan->init.egress_listeners = opts->egress_listeners;
+  plan->init.agent_netns_fd = -1;
   plan->init.hostname = config->hostname;
   plan->init.domainname = config->domainname;
   hook_set_build (&config->hooks.prestart, "prestart", opts->bundle,

@@ -73,51 +73,74 @@ await_runtime_hooks (const struct init_plan *plan, struct child_error *cerr)
 }
 
 /* Once the engine's hooks configured the bundle's network namespace: the
- * agent gets one with only lo, and the egress proxy's listeners are bound
- * in it and handed to the runtime with the outside namespace. */
+ * agent gets one with only lo (the monitor made it meanwhile, or the init
+ * makes it now), and the runtime gets the egress proxy's listeners bound
+ * in it (unless the monitor has them) and the outside namespace: one fd
+ * (the outside), two (the listeners; the outside is the runtime's own) or
+ * three (both). */
 static int
 setup_agent_netns (const struct init_plan *plan, int procfd,
                    struct child_error *cerr)
 {
   struct sync_msg msg;
-  int fds[3] = { -1, -1, -1 }, n = 0, r = -1;
+  bool inner = plan->agent_netns == AGENT_NETNS_INNER;
+  int fds[3] = { -1, -1, -1 }, n = 0, outside = -1, r = -1, i;
 
   if (plan->agent_netns == AGENT_NETNS_AS_IS)
     return 0;
-  if (plan->agent_netns == AGENT_NETNS_INNER)
+  /* the namespace the hooks configured: the sidecar connects from there */
+  if (inner && plan->egress_listeners)
     {
-      if (plan->egress_listeners)
+      outside = openat (procfd, "thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+      if (outside < 0)
+        return child_error (cerr, errno, "open the bundle's network "
+                            "namespace");
+    }
+  if (inner && plan->agent_netns_fd >= 0)
+    {
+      if (setns (plan->agent_netns_fd, CLONE_NEWNET) < 0)
         {
-          fds[2] = openat (procfd, "thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-          if (fds[2] < 0)
-            return child_error (cerr, errno, "open the bundle's network "
-                                "namespace");
+          child_error (cerr, errno, "join the agent's network namespace");
+          goto out;
         }
-      if (unshare (CLONE_NEWNET) < 0)
+    }
+  else
+    {
+      if (inner && unshare (CLONE_NEWNET) < 0)
         {
           child_error (cerr, errno, "create the agent's network namespace");
           goto out;
         }
+      if (netns_loopback_up (cerr) < 0)
+        goto out;
+      if (plan->egress_listeners)
+        {
+          fds[n++] = netns_listen_loopback (EGRESS_HTTP_PORT, cerr);
+          if (fds[0] < 0)
+            goto out;
+          fds[n++] = netns_listen_loopback (EGRESS_SOCKS_PORT, cerr);
+          if (fds[1] < 0)
+            goto out;
+        }
     }
-  if (netns_loopback_up (cerr) < 0)
-    goto out;
+  r = 0;
   if (!plan->egress_listeners)
-    return 0;
-  fds[0] = netns_listen_loopback (EGRESS_HTTP_PORT, cerr);
-  fds[1] = fds[0] < 0 ? -1 : netns_listen_loopback (EGRESS_SOCKS_PORT, cerr);
-  if (fds[1] < 0)
     goto out;
-  n = fds[2] >= 0 ? 3 : 2;
+  if (outside >= 0)
+    {
+      fds[n++] = outside;
+      outside = -1;
+    }
   memset (&msg, 0, sizeof msg);
   msg.type = SYNC_NETNS;
   if (sync_send (plan->stage.sync_sock, &msg, fds, n) < 0)
-    child_error (cerr, errno, "sync: hand over the egress listeners");
-  else
-    r = 0;
+    r = child_error (cerr, errno, "sync: hand over the egress listeners");
 out:
-  for (n = 0; n < 3; n++)
-    if (fds[n] >= 0)
-      close (fds[n]);
+  if (outside >= 0)
+    close (outside);
+  for (i = 0; i < n; i++)
+    if (fds[i] >= 0)
+      close (fds[i]);
   return r;
 }
 
@@ -141,6 +164,7 @@ await_cgroup (void *arg, struct child_error *cerr)
   plan->in_cgroup = true;
   plan->create_container_state = nfds > 0 ? fds[0] : -1;
   plan->start_container_state = nfds > 1 ? fds[1] : -1;
+  plan->agent_netns_fd = nfds > 2 ? fds[2] : -1;
   if (plan->cgroup_ns && unshare (CLONE_NEWCGROUP) < 0)
     return child_error (cerr, errno, "create cgroup namespace");
   return 0;
@@ -168,6 +192,9 @@ setup_filesystem (struct init_plan *plan, int *procfd,
     goto fail;
   if (setup_agent_netns (plan, *procfd, cerr) < 0)
     goto fail;
+  if (plan->agent_netns_fd >= 0)
+    close (plan->agent_netns_fd);
+  plan->agent_netns_fd = -1;
   if (rootfs_pivot (&plan->rootfs, rootfd, cerr) < 0)
     goto fail;
   close (rootfd);

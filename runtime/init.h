@@ -37,6 +37,8 @@ struct init_plan
   bool in_cgroup;             /* the runtime said SYNC_CGROUP_DONE */
   enum agent_netns agent_netns;
   bool egress_listeners;      /* bind the proxy's ports and hand them over */
+  int agent_netns_fd;         /* INNER: the namespace the monitor made
+                                 (with SYNC_CGROUP_DONE), -1: make one */
   const char *hostname;
   const char *domainname;
   struct rootfs_spec rootfs;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -27,7 +28,9 @@
 #include "runtime/cgroup.h"
 #include "runtime/cloned_binary.h"
 #include "runtime/monitor.h"
+#include "runtime/netns.h"
 #include "runtime/proc_util.h"
+#include "runtime/sync.h"
 
 #ifndef AGENTRT_LIBEXECDIR
 #define AGENTRT_LIBEXECDIR "/usr/local/libexec/agentrt"
@@ -67,12 +70,26 @@ sanitizer_env (char **envp, char (*buf)[1024])
 #define sanitizer_env(envp, buf) ((void) (buf))
 #endif
 
-/* What the monitor tells `create` once it runs (or why it cannot). */
-struct monitor_report
+/* The fds the sidecar is started with: the runtime's (or the monitor's
+ * own listeners), open until the sidecar has them. */
+struct egress_fds
 {
-  int status; /* errno, 0: running */
-  pid_t sidecar;
-  char msg[256];
+  int http;   /* listening sockets inside the agent's namespace */
+  int socks;
+  int netns;  /* the outside namespace, -1: the monitor's own */
+  int resolv;
+  int hosts;
+};
+
+/* Flags of SYNC_MONITOR_GO: which fds follow the init's pidfd, in this
+ * order. */
+enum
+{
+  MONITOR_GO_CGROUP_OWNED = 1 << 0,
+  MONITOR_GO_NETNS = 1 << 1,
+  MONITOR_GO_RESOLV = 1 << 2,
+  MONITOR_GO_HOSTS = 1 << 3,
+  MONITOR_GO_LISTENERS = 1 << 4, /* http and socks */
 };
 
 char *
@@ -99,12 +116,13 @@ monitor_egress_binary (void)
   return NULL;
 }
 
+/* Tells the runtime why the monitor cannot go on, and stops. */
 static void __attribute__ ((noreturn))
-report_and_exit (int fd, int status, const char *what)
+report_and_exit (int sock, int status, const char *what)
 {
-  struct monitor_report r = { .status = status };
-  snprintf (r.msg, sizeof r.msg, "%s", what);
-  if (write (fd, &r, sizeof r) < 0)
+  struct sync_msg msg = { .type = SYNC_ERROR };
+  child_error (&msg.error, status, "%s", what);
+  if (sync_send (sock, &msg, NULL, 0) < 0)
     { /* the runtime sees EOF and reports that instead */ }
   _exit (1);
 }
@@ -112,11 +130,10 @@ report_and_exit (int fd, int status, const char *what)
 /* Exec of the sidecar in the outside namespace, with its fds at 3.. */
 static void __attribute__ ((noreturn))
 sidecar_exec (const char *binary, const struct monitor_request *req,
-              int pidfd)
+              const struct egress_fds *f, int pidfd)
 {
   const struct monitor_egress *e = req->egress;
-  int src[6] = { e->http_fd, e->socks_fd, pidfd, req->audit_fd, e->resolv_fd,
-                 e->hosts_fd };
+  int src[6] = { f->http, f->socks, pidfd, req->audit_fd, f->resolv, f->hosts };
   char num[8][16], uid[16], gid[16];
   char *argv[32];
   char *envp[3] = { NULL };
@@ -124,7 +141,7 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
   int hi[6], i, n = 0;
   sigset_t none;
 
-  if (e->netns_fd >= 0 && setns (e->netns_fd, CLONE_NEWNET) < 0)
+  if (f->netns >= 0 && setns (f->netns, CLONE_NEWNET) < 0)
     goto fail;
   /* Park every fd high, then bring them down to 3..8 in order. */
   for (i = 0; i < 6; i++)
@@ -149,12 +166,12 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
   argv[n++] = num[3];
   argv[n++] = (char *) "--allow";
   argv[n++] = (char *) e->allow;
-  if (e->resolv_fd >= 0)
+  if (f->resolv >= 0)
     {
       argv[n++] = (char *) "--resolv-conf-fd";
       argv[n++] = num[4];
     }
-  if (e->hosts_fd >= 0)
+  if (f->hosts >= 0)
     {
       argv[n++] = (char *) "--hosts-fd";
       argv[n++] = num[5];
@@ -181,7 +198,8 @@ fail:
  * records as its death (the agent then has no egress: nothing replaces
  * it).  The binary's presence was checked beforehand. */
 static pid_t
-sidecar_start (const struct monitor_request *req, int pidfd, int *err_out)
+sidecar_start (const struct monitor_request *req, const struct egress_fds *f,
+               int pidfd, int *err_out)
 {
   cleanup_free char *binary = monitor_egress_binary ();
   pid_t pid;
@@ -193,7 +211,7 @@ sidecar_start (const struct monitor_request *req, int pidfd, int *err_out)
     }
   pid = fork ();
   if (pid == 0)
-    sidecar_exec (binary, req, pidfd);
+    sidecar_exec (binary, req, f, pidfd);
   if (pid < 0)
     *err_out = errno;
   return pid;
@@ -202,11 +220,14 @@ sidecar_start (const struct monitor_request *req, int pidfd, int *err_out)
 struct monitor
 {
   const struct monitor_request *req;
-  int pidfd;       /* the init */
+  int sock;        /* to the runtime, until the commit */
+  pid_t init_pid;
+  int pidfd;       /* the init's */
   int sigfd;
   int timerfd;     /* lifetime, -1 without */
   struct cgroup *cgroup;
   struct cgroup_watch *watch;
+  struct egress_fds egress;
   pid_t sidecar;
   int sidecar_pidfd;
   struct timespec started;
@@ -287,7 +308,7 @@ on_sidecar_exit (struct monitor *m)
 static void __attribute__ ((noreturn))
 on_init_exit (struct monitor *m)
 {
-  int status = proc_pidfd_exit_status (m->pidfd, m->req->init_pid);
+  int status = proc_pidfd_exit_status (m->pidfd, m->init_pid);
   /* an OOM kill of the init itself makes both ready at once: the limit
    * event first, before the record of the exit it caused */
   if (m->watch)
@@ -346,7 +367,7 @@ arm_lifetime (uint64_t seconds)
 }
 
 static int
-open_cgroup (const struct monitor_request *req, struct monitor *m)
+open_cgroup (const struct monitor_request *req, bool owned, struct monitor *m)
 {
   cleanup_error agentrt_error_t err = NULL;
   const struct cgroup_layout *layout;
@@ -356,24 +377,94 @@ open_cgroup (const struct monitor_request *req, struct monitor *m)
   layout = cgroup_layout_host (&err);
   if (layout)
     m->cgroup = cgroup_open (layout, req->cgroup_path, req->systemd_unit,
-                             req->cgroup_owned, &err);
+                             owned, &err);
   if (m->cgroup)
     m->watch = cgroup_watch_open (m->cgroup, &err);
   return m->watch ? 0 : -1;
+}
+
+/* The agent's network namespace, made here while the init builds its
+ * mounts: lo up and, with egress, the proxy's listeners bound in it.  The
+ * monitor itself goes back to its own namespace (the sidecar starts from
+ * there when the outside is the runtime's). */
+static void
+make_agent_netns (struct monitor *m)
+{
+  struct child_error cerr = { 0 };
+  struct sync_msg msg = { .type = SYNC_MONITOR_NETNS };
+  int own = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  int agent = -1;
+
+  if (own < 0)
+    report_and_exit (m->sock, errno, "monitor: open its network namespace");
+  if (unshare (CLONE_NEWNET) < 0)
+    report_and_exit (m->sock, errno, "create the agent's network namespace");
+  agent = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (agent < 0)
+    report_and_exit (m->sock, errno, "open the agent's network namespace");
+  if (netns_loopback_up (&cerr) < 0)
+    report_and_exit (m->sock, cerr.status, cerr.msg);
+  if (m->req->egress)
+    {
+      m->egress.http = netns_listen_loopback (EGRESS_HTTP_PORT, &cerr);
+      m->egress.socks = m->egress.http < 0
+                            ? -1 : netns_listen_loopback (EGRESS_SOCKS_PORT, &cerr);
+      if (m->egress.socks < 0)
+        report_and_exit (m->sock, cerr.status, cerr.msg);
+    }
+  if (setns (own, CLONE_NEWNET) < 0)
+    report_and_exit (m->sock, errno, "monitor: return to its network namespace");
+  close (own);
+  if (sync_send (m->sock, &msg, &agent, 1) < 0)
+    _exit (1);
+  close (agent);
+}
+
+/* The runtime's go, once the init is ready.  EOF: the create failed or
+ * its command died, and the monitor has nothing to watch. */
+static void
+await_go (struct monitor *m, bool *cgroup_owned)
+{
+  struct sync_msg msg;
+  int fds[SYNC_MAX_FDS], nfds = 0, i = 0;
+  uint32_t flags;
+
+  if (sync_recv (m->sock, &msg, fds, &nfds) < 0 || msg.type != SYNC_MONITOR_GO)
+    _exit (0);
+  flags = msg.flags;
+  m->init_pid = msg.value;
+  if (nfds > 0)
+    m->pidfd = fds[i++];
+  *cgroup_owned = flags & MONITOR_GO_CGROUP_OWNED;
+  if (flags & MONITOR_GO_NETNS)
+    m->egress.netns = fds[i++];
+  if (flags & MONITOR_GO_RESOLV)
+    m->egress.resolv = fds[i++];
+  if (flags & MONITOR_GO_HOSTS)
+    m->egress.hosts = fds[i++];
+  if (flags & MONITOR_GO_LISTENERS)
+    {
+      m->egress.http = fds[i++];
+      m->egress.socks = fds[i++];
+    }
+  if (m->pidfd < 0 || i != nfds)
+    report_and_exit (m->sock, EPROTO, "monitor: the runtime's go lacks fds");
 }
 
 /* The sidecar has its own copies: the monitor keeps none, so that once
  * the sidecar is gone the agent's connects are refused instead of waiting
  * in a listen queue nobody serves. */
 static void
-close_egress_fds (const struct monitor_egress *e)
+close_egress_fds (struct egress_fds *e)
 {
-  int fds[] = { e->http_fd, e->socks_fd, e->netns_fd, e->resolv_fd,
-                e->hosts_fd };
+  int *fds[] = { &e->http, &e->socks, &e->netns, &e->resolv, &e->hosts };
   size_t i;
   for (i = 0; i < sizeof fds / sizeof fds[0]; i++)
-    if (fds[i] >= 0)
-      close (fds[i]);
+    if (*fds[i] >= 0)
+      {
+        close (*fds[i]);
+        *fds[i] = -1;
+      }
 }
 
 /* The monitor and the sidecar outlive the command that started them: they
@@ -397,11 +488,13 @@ detach_stdio (void)
 }
 
 static void __attribute__ ((noreturn))
-monitor_main (const struct monitor_request *req, int pidfd, int report)
+monitor_main (const struct monitor_request *req, int sock)
 {
-  struct monitor m = { .req = req, .pidfd = pidfd, .timerfd = -1,
-                       .sidecar_pidfd = -1 };
-  struct monitor_report ok = { 0 };
+  struct monitor m = { .req = req, .sock = sock, .pidfd = -1, .timerfd = -1,
+                       .sidecar_pidfd = -1,
+                       .egress = { -1, -1, -1, -1, -1 } };
+  struct sync_msg ready = { .type = SYNC_MONITOR_READY };
+  bool cgroup_owned = false;
   sigset_t all;
   int err = 0;
 
@@ -413,26 +506,30 @@ monitor_main (const struct monitor_request *req, int pidfd, int report)
   sigprocmask (SIG_BLOCK, &all, NULL);
   m.sigfd = signalfd (-1, &all, SFD_CLOEXEC);
   if (m.sigfd < 0)
-    report_and_exit (report, errno, "monitor: signalfd");
-  if (open_cgroup (req, &m) < 0)
-    report_and_exit (report, EIO, "monitor: watch the cgroup for limit events");
+    report_and_exit (sock, errno, "monitor: signalfd");
   if (req->lifetime && (m.timerfd = arm_lifetime (req->lifetime)) < 0)
-    report_and_exit (report, errno, "monitor: arm the lifetime timer");
+    report_and_exit (sock, errno, "monitor: arm the lifetime timer");
+  if (req->agent_netns)
+    make_agent_netns (&m);
+
+  await_go (&m, &cgroup_owned);
+  if (open_cgroup (req, cgroup_owned, &m) < 0)
+    report_and_exit (sock, EIO, "monitor: watch the cgroup for limit events");
   if (req->egress)
     {
-      m.sidecar = sidecar_start (req, pidfd, &err);
+      m.sidecar = sidecar_start (req, &m.egress, m.pidfd, &err);
       if (m.sidecar < 0)
-        report_and_exit (report, err, "start the egress sidecar");
+        report_and_exit (sock, err, "start the egress sidecar");
       m.sidecar_pidfd = proc_pidfd_open (m.sidecar);
-      ok.sidecar = m.sidecar;
-      close_egress_fds (req->egress);
+      ready.value = m.sidecar;
     }
-  if (write (report, &ok, sizeof ok) != sizeof ok)
+  close_egress_fds (&m.egress);
+  if (sync_send (sock, &ready, NULL, 0) < 0)
     {
       stop_sidecar (&m);
       _exit (1);
     }
-  close (report);
+  close (sock);
   monitor_loop (&m);
 }
 
@@ -463,57 +560,105 @@ close_other_fds (int *keep, size_t n)
 }
 
 int
-monitor_start (const struct monitor_request *req, struct monitor_pids *out,
-               agentrt_error_t *err)
+monitor_fork (const struct monitor_request *req, struct monitor_handle *h,
+              agentrt_error_t *err)
 {
-  struct monitor_report r = { 0 };
-  int pidfd, p[2];
+  int pair[2];
   pid_t pid;
-  ssize_t n;
 
-  memset (out, 0, sizeof *out);
-  pidfd = proc_pidfd_open_checked (req->init_pid, req->init_start);
-  if (pidfd < 0)
-    return agentrt_error (err, -pidfd, "monitor: the container init");
-  if (pipe2 (p, O_CLOEXEC) < 0)
-    {
-      close (pidfd);
-      return agentrt_error (err, errno, "monitor: pipe");
-    }
+  h->pid = 0;
+  h->sock = -1;
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+    return agentrt_error (err, errno, "monitor: socketpair");
   pid = fork ();
   if (pid == 0)
     {
-      const struct monitor_egress *e = req->egress;
-      int keep[] = { pidfd, p[1], req->audit_fd,
-                     e ? e->http_fd : -1, e ? e->socks_fd : -1,
-                     e ? e->netns_fd : -1, e ? e->resolv_fd : -1,
-                     e ? e->hosts_fd : -1 };
+      int keep[] = { pair[1], req->audit_fd };
       close_other_fds (keep, sizeof keep / sizeof keep[0]);
-      monitor_main (req, pidfd, p[1]);
+      monitor_main (req, pair[1]);
     }
-  close (p[1]);
-  close (pidfd);
+  close (pair[1]);
   if (pid < 0)
     {
-      close (p[0]);
+      close (pair[0]);
       return agentrt_error (err, errno, "monitor: fork");
     }
-  do
-    n = read (p[0], &r, sizeof r);
-  while (n < 0 && errno == EINTR);
-  close (p[0]);
-  if (n != sizeof r || r.status != 0)
+  h->pid = pid;
+  h->sock = pair[0];
+  return 0;
+}
+
+/* The monitor's answer: `want`, or its error, or that it is gone. */
+static int
+monitor_expect (struct monitor_handle *h, enum sync_type want,
+                struct sync_msg *msg, int *fds, int *nfds, agentrt_error_t *err)
+{
+  int r = sync_recv (h->sock, msg, fds, nfds);
+  if (r < 0)
+    return agentrt_error (err, r == -EPIPE ? EIO : -r, "monitor: it exited");
+  if (msg->type == SYNC_ERROR)
     {
-      kill (pid, SIGKILL);
-      waitpid (pid, NULL, 0);
-      r.msg[sizeof r.msg - 1] = '\0';
-      return agentrt_error (err, n == sizeof r ? r.status : EIO, "%s",
-                            n == sizeof r ? r.msg : "monitor: it exited");
+      msg->error.msg[sizeof msg->error.msg - 1] = '\0';
+      return agentrt_error_verbatim (err, msg->error.status, msg->error.msg);
     }
-  out->monitor = pid;
-  out->sidecar = r.sidecar;
-  proc_stat_read (pid, &out->monitor_start, NULL);
-  if (r.sidecar > 0)
-    proc_stat_read (r.sidecar, &out->sidecar_start, NULL);
+  if (msg->type != want)
+    return agentrt_error (err, EPROTO, "monitor: unexpected message %u",
+                          msg->type);
+  return 0;
+}
+
+int
+monitor_agent_netns (struct monitor_handle *h, agentrt_error_t *err)
+{
+  struct sync_msg msg;
+  int fds[SYNC_MAX_FDS], nfds = 0;
+
+  if (monitor_expect (h, SYNC_MONITOR_NETNS, &msg, fds, &nfds, err) < 0)
+    return -1;
+  if (nfds != 1)
+    return agentrt_error (err, EPROTO, "monitor: no network namespace received");
+  return fds[0];
+}
+
+int
+monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
+                struct monitor_pids *out, agentrt_error_t *err)
+{
+  struct sync_msg msg = { .type = SYNC_MONITOR_GO };
+  int fds[SYNC_MAX_FDS], nfds = 0, r;
+  uint32_t flags = c->cgroup_owned ? MONITOR_GO_CGROUP_OWNED : 0;
+  int pidfd = proc_pidfd_open_checked (c->init_pid, c->init_start);
+
+  if (pidfd < 0)
+    return agentrt_error (err, -pidfd, "monitor: the container init");
+  fds[nfds++] = pidfd;
+
+  if (c->netns_fd >= 0)
+    flags |= MONITOR_GO_NETNS, fds[nfds++] = c->netns_fd;
+  if (c->resolv_fd >= 0)
+    flags |= MONITOR_GO_RESOLV, fds[nfds++] = c->resolv_fd;
+  if (c->hosts_fd >= 0)
+    flags |= MONITOR_GO_HOSTS, fds[nfds++] = c->hosts_fd;
+  if (c->http_fd >= 0 && c->socks_fd >= 0)
+    {
+      flags |= MONITOR_GO_LISTENERS;
+      fds[nfds++] = c->http_fd;
+      fds[nfds++] = c->socks_fd;
+    }
+  msg.value = c->init_pid;
+  msg.flags = flags;
+  /* a send that fails means the monitor stopped: its reason is queued */
+  sync_send (h->sock, &msg, fds, nfds);
+  close (pidfd);
+  r = monitor_expect (h, SYNC_MONITOR_READY, &msg, NULL, NULL, err);
+  close (h->sock);
+  h->sock = -1;
+  if (r < 0)
+    return -1;
+  out->monitor = h->pid;
+  out->sidecar = msg.value;
+  proc_stat_read (h->pid, &out->monitor_start, NULL);
+  if (out->sidecar > 0)
+    proc_stat_read (out->sidecar, &out->sidecar_start, NULL);
   return 0;
 }

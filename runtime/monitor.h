@@ -1,6 +1,8 @@
 /* The per-container monitor: a small process the runtime leaves behind at
  * `create` for hardened containers.  It holds a pidfd of the container's
  * init and
+ *  - makes the agent's network namespace while the init builds its mounts
+ *    (`create` waits for that otherwise),
  *  - enforces the wall-clock lifetime (kills the container, records why),
  *  - records limit events (OOM kills, the pids limit) from the cgroup,
  *  - starts the egress sidecar in the outside network namespace and
@@ -16,31 +18,50 @@
 
 #include "common/error.h"
 
+/* The sidecar's settings (the hardening's egress directives). */
 struct monitor_egress
 {
-  int http_fd;      /* listening sockets inside the agent's namespace */
-  int socks_fd;
-  int netns_fd;     /* the outside namespace, -1: the runtime's own */
-  int resolv_fd;    /* resolv.conf and hosts the container was given */
-  int hosts_fd;
   const char *allow;
   bool allow_broad;
   uid_t uid;
   gid_t gid;
 };
 
+/* What the monitor is forked with, just before the init is cloned. */
 struct monitor_request
 {
   const char *id;
   const char *root;          /* --root, for the cgroup layout's sake */
-  pid_t init_pid;
-  uint64_t init_start;
   int audit_fd;
   uint64_t lifetime;         /* seconds, 0: none */
-  const char *cgroup_path;   /* NULL: no limit events, no lifetime kill */
+  const char *cgroup_path;   /* as cgroup_plan gives it; NULL: no limit
+                                events, no lifetime kill */
   const char *systemd_unit;
-  bool cgroup_owned;
   const struct monitor_egress *egress; /* NULL: no sidecar */
+  /* Make the agent's network namespace (lo up, and the proxy's listeners
+   * with egress) while the init builds its mounts: monitor_agent_netns
+   * hands it over.  Only for containers without a user namespace (the
+   * namespace belongs to the runtime's user namespace). */
+  bool agent_netns;
+};
+
+/* What the runtime hands over once the init is ready. */
+struct monitor_commit
+{
+  pid_t init_pid;
+  uint64_t init_start;
+  bool cgroup_owned;
+  int http_fd;   /* the listeners the init bound, -1 when the monitor */
+  int socks_fd;  /* made the agent's namespace (or without egress) */
+  int netns_fd;  /* the outside namespace, -1: the runtime's own */
+  int resolv_fd; /* resolv.conf and hosts the container was given */
+  int hosts_fd;
+};
+
+struct monitor_handle
+{
+  pid_t pid;
+  int sock; /* until monitor_commit */
 };
 
 struct monitor_pids
@@ -51,10 +72,21 @@ struct monitor_pids
   uint64_t sidecar_start;
 };
 
-/* Forks the monitor (and through it the sidecar) and returns their pids
- * once the sidecar has been exec'd. */
-int monitor_start (const struct monitor_request *req, struct monitor_pids *out,
-                   agentrt_error_t *err);
+/* Forks the monitor.  Until monitor_commit it only prepares (its signals,
+ * the lifetime timer, the agent's network namespace) while the runtime
+ * clones the init and moves it into its cgroup: a create that fails
+ * meanwhile kills it, or it exits by itself when the runtime goes. */
+int monitor_fork (const struct monitor_request *req, struct monitor_handle *h,
+                  agentrt_error_t *err);
+
+/* The agent's network namespace the monitor made (req->agent_netns). */
+int monitor_agent_netns (struct monitor_handle *h, agentrt_error_t *err);
+
+/* The init is ready: the monitor starts watching it and its cgroup, starts
+ * the sidecar, and answers once the sidecar has been forked.  Closes the
+ * handle's socket. */
+int monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
+                    struct monitor_pids *out, agentrt_error_t *err);
 
 /* The sidecar binary: $(pkglibexecdir)/agentrt-egress, or next to the
  * running agentrt (a build tree). */

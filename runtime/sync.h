@@ -1,6 +1,7 @@
-/* The sync socket between the runtime and the container's init while the
- * container is being created: fixed-size messages, optionally carrying fds
- * (SCM_RIGHTS).  Both sides use it, so nothing here allocates. */
+/* The sync sockets between the runtime and the container's init, and
+ * between the runtime and the monitor, while the container is being
+ * created: fixed-size messages, optionally carrying fds (SCM_RIGHTS).
+ * The init uses it too, so nothing here allocates. */
 #ifndef AGENTRT_SYNC_H
 #define AGENTRT_SYNC_H
 
@@ -23,14 +24,19 @@ enum sync_type
   SYNC_SECCOMP_DONE,  /* runtime -> init: listener handed over */
   SYNC_READY,         /* init -> runtime: waiting for `start` */
   SYNC_ERROR,         /* either way: error holds the reason */
+  SYNC_MONITOR_NETNS, /* monitor -> runtime: fds = the agent's netns */
+  SYNC_MONITOR_GO,    /* runtime -> monitor: the init is ready; value = its
+                         pid, flags say which fds follow its pidfd */
+  SYNC_MONITOR_READY, /* monitor -> runtime: value = the sidecar's pid */
 };
 
-#define SYNC_MAX_FDS 4
+#define SYNC_MAX_FDS 6
 
 struct sync_msg
 {
   uint32_t type;
   int32_t value;
+  uint32_t flags; /* the message's own (SYNC_MONITOR_GO) */
   struct child_error error;
 };
 

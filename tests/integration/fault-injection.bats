@@ -38,12 +38,13 @@ load helpers/fault
 
 @test "fault: hardened create killed at state-dir, then delete --force leaves nothing" { fault_create_case create:state-dir hardened; }
 @test "fault: hardened create killed at state-saved, then delete --force leaves nothing" { fault_create_case create:state-saved hardened; }
+@test "fault: hardened create killed at monitor-preparing (the monitor forked, no init yet), then delete --force leaves nothing" { fault_create_case create:monitor-preparing hardened; }
 @test "fault: hardened create killed at spawned, then delete --force leaves nothing" { fault_create_case create:spawned hardened; }
 @test "fault: hardened create killed at cgroup-made, then delete --force leaves nothing" { fault_create_case create:cgroup-made hardened; }
 @test "fault: hardened create killed at cgroup, then delete --force leaves nothing" { fault_create_case create:cgroup hardened; }
 @test "fault: hardened create killed at hooks, then delete --force leaves nothing" { fault_create_case create:hooks hardened; }
 @test "fault: hardened create killed at init-ready, then delete --force leaves nothing" { fault_create_case create:init-ready hardened; }
-@test "fault: hardened create killed at monitor-forked (monitor and sidecar not yet recorded), then delete --force leaves nothing" { fault_create_case create:monitor-forked hardened; }
+@test "fault: hardened create killed at monitor-committed (monitor and sidecar not yet recorded), then delete --force leaves nothing" { fault_create_case create:monitor-committed hardened; }
 @test "fault: hardened create killed at monitor, then delete --force leaves nothing" { fault_create_case create:monitor hardened; }
 @test "fault: hardened create killed at done, then delete --force leaves nothing" { fault_create_case create:done hardened; }
 
@@ -92,7 +93,7 @@ load helpers/fault
 
 @test "fault: a hardened container whose create was killed before its monitor ran cannot be started" {
   fault_setup hardened
-  fault_run create:monitor-forked create --bundle "$BUNDLE" "$CT_ID"
+  fault_run create:monitor-committed create --bundle "$BUNDLE" "$CT_ID"
   [[ $(ct_status "$CT_ID") == created ]] || fail "status $(ct_status "$CT_ID")"
   rt start "$CT_ID"
   [[ $status -ne 0 && $output == *"monitor is not running"* ]] || fail "start: $status: $output"

@@ -8,9 +8,10 @@
 
 # Every fault point, in the order a create, start and delete pass them.
 # shellcheck disable=SC2034 # used by fault-injection.bats
-FAULT_CREATE_STAGES=(create:state-dir create:state-saved create:spawned
-  create:cgroup-made create:cgroup create:hooks create:init-ready
-  create:monitor-forked create:monitor create:done)
+FAULT_CREATE_STAGES=(create:state-dir create:state-saved
+  create:monitor-preparing create:spawned create:cgroup-made create:cgroup
+  create:hooks create:init-ready create:monitor-committed create:monitor
+  create:done)
 FAULT_START_STAGES=(start:init-checked start:fifo-open start:released
   start:fifo-removed)
 FAULT_DELETE_STAGES=(delete:processes-killed delete:helpers-stopped)
