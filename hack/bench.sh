@@ -52,6 +52,7 @@ else
 fi
 
 T=$(mktemp -d /tmp/agentrt-bench.XXXXXX)
+STATE=$T/state
 NETNS=agentrt-bench-$$
 PIDS=()
 STEP=
@@ -60,7 +61,7 @@ cleanup ()
   local pid r id rt
   set +e
   [[ -z $STEP ]] || bench_stop "$STEP"
-  for r in "$T"/root-*; do
+  for r in "$STATE"/root-*; do
     [[ -d $r ]] || continue
     case $r in
       *-runc) rt=$RUNC ;; *-crun) rt=$CRUN ;; *) rt=$AGENTRT ;;
@@ -76,10 +77,12 @@ cleanup ()
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
   ip netns del "$NETNS" 2>/dev/null
+  bench_state_dir_remove "$STATE"
   rm -rf --one-file-system "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+bench_state_dir "$STATE"
 
 log () { printf '%s\n' "$*" >&2; }
 # step CMD...: CMD in the background, waited for: a signal reaches the
@@ -141,8 +144,8 @@ fi
 
 # plan_line VARIANT STEP MNTNS ARGS...: one runloop step.
 plan_line () { local IFS=$'\t'; printf '%s\n' "$*"; }
-AGENTRT_OFF=("$AGENTRT" --root "$T/root-off" --policy "$T/policy-off.json")
-AGENTRT_HARD=("$AGENTRT" --root "$T/root-hard" --policy "$T/policy-hard.json")
+AGENTRT_OFF=("$AGENTRT" --root "$STATE/root-off" --policy "$T/policy-off.json")
+AGENTRT_HARD=("$AGENTRT" --root "$STATE/root-hard" --policy "$T/policy-hard.json")
 
 # section_header NAME TITLE: the title, date and load; the load goes to
 # the summary too.
@@ -159,8 +162,8 @@ section_run ()
   section_header run "/bin/true, $ROUNDS_RUN interleaved rounds"
   {
     plan_line floor run - unshare --mount --pid --net --uts --ipc --fork /bin/true
-    plan_line runc run - "$RUNC" --root "$T/root-runc" run --bundle "$T/true" r@I@
-    plan_line crun run "$CRUN_NS" "$CRUN" --root "$T/root-crun" run --bundle "$T/true" c@I@
+    plan_line runc run - "$RUNC" --root "$STATE/root-runc" run --bundle "$T/true" r@I@
+    plan_line crun run "$CRUN_NS" "$CRUN" --root "$STATE/root-crun" run --bundle "$T/true" c@I@
     plan_line agentrt run - "${AGENTRT_OFF[@]}" run --bundle "$T/true" a@I@
     plan_line agentrt-hard-none run - "${AGENTRT_HARD[@]}" run --bundle "$T/true-none" n@I@
     plan_line agentrt-hard run - "${AGENTRT_HARD[@]}" run --bundle "$T/true" h@I@
@@ -183,8 +186,8 @@ section_lifecycle ()
   for v in runc crun agentrt agentrt-hard-none agentrt-hard; do
     ns=- b=$T/sleep
     case $v in
-      runc) rt=("$RUNC" --root "$T/root-runc") ;;
-      crun) rt=("$CRUN" --root "$T/root-crun") ns=$CRUN_NS ;;
+      runc) rt=("$RUNC" --root "$STATE/root-runc") ;;
+      crun) rt=("$CRUN" --root "$STATE/root-crun") ns=$CRUN_NS ;;
       agentrt) rt=("${AGENTRT_OFF[@]}") ;;
       agentrt-hard-none) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-none ;;
       agentrt-hard) rt=("${AGENTRT_HARD[@]}") ;;
@@ -260,7 +263,7 @@ EOF
   "${AGENTRT_HARD[@]}" run --detach --bundle "$T/egress-bundle" "$id" </dev/null >/dev/null 2>"$T/log-egress-ct" \
     || { cat "$T/log-egress-ct" >&2; return 1; }
   local sc_pid
-  sc_pid=$(jq .sidecarPid "$T/root-hard/$id/state.json")
+  sc_pid=$(jq .sidecarPid "$STATE/root-hard/$id/state.json")
 
   for _ in $(seq 100); do
     grep -q "Seccomp:	2" "/proc/$eg_pid/status" 2>/dev/null \

@@ -30,6 +30,7 @@ bench_require runc jq python3
 bench_runtimes
 
 T=$(mktemp -d /tmp/agentrt-scale.XXXXXX)
+STATE=$T/state
 PREFIX=scale$$
 DRIVER=
 # shellcheck disable=SC2317 # called by the trap
@@ -38,17 +39,19 @@ cleanup ()
   local r rt id
   set +e
   [[ -z $DRIVER ]] || bench_stop "$DRIVER"
-  for r in "$T"/root-*; do
+  for r in "$STATE"/root-*; do
     [[ -d $r ]] || continue
     case $r in *-runc) rt=$RUNC ;; *) rt=$AGENTRT ;; esac
     for id in $("$rt" --root "$r" list -q 2>/dev/null); do
       "$rt" --root "$r" delete --force "$id" >/dev/null 2>&1
     done
   done
+  bench_state_dir_remove "$STATE"
   rm -rf --one-file-system "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+bench_state_dir "$STATE"
 
 mkbundle "$T/bundle" "$AGENTRT"
 jq '.ociVersion = "1.0.2" | .process.args = ["sleep", "600"]' "$T/bundle/config.json" \
@@ -59,9 +62,9 @@ bench_policies "$T"
 args=()
 for name in ${SCALE_RUNTIMES:-runc agentrt agentrt-off}; do
   case $name in
-    runc) args+=(--runtime "runc=$T/root-runc=$RUNC --root $T/root-runc") ;;
-    agentrt) args+=(--runtime "agentrt=$T/root-hard=$AGENTRT --root $T/root-hard --policy $T/policy-hard.json") ;;
-    agentrt-off) args+=(--runtime "agentrt-off=$T/root-off=$AGENTRT --root $T/root-off --policy $T/policy-off.json") ;;
+    runc) args+=(--runtime "runc=$STATE/root-runc=$RUNC --root $STATE/root-runc") ;;
+    agentrt) args+=(--runtime "agentrt=$STATE/root-hard=$AGENTRT --root $STATE/root-hard --policy $T/policy-hard.json") ;;
+    agentrt-off) args+=(--runtime "agentrt-off=$STATE/root-off=$AGENTRT --root $STATE/root-off --policy $T/policy-off.json") ;;
     *) echo "scale.sh: unknown runtime \`$name\` in SCALE_RUNTIMES" >&2; exit 2 ;;
   esac
 done

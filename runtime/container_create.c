@@ -526,6 +526,7 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
       po->agent_netns = AGENT_NETNS_INNER;
       break;
     case HARDEN_NETNS_ADDED:
+    case HARDEN_NETNS_FRESH:
       po->agent_netns = AGENT_NETNS_LO_UP;
       break;
     case HARDEN_NETNS_SHARED: /* already an agent namespace: join it as is */
@@ -536,7 +537,8 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
   po->egress_listeners = d->egress == HARDEN_EGRESS_PROXY
                          && d->netns != HARDEN_NETNS_SHARED;
   st->hardened = true;
-  st->created_new_netns = d->netns == HARDEN_NETNS_BUNDLE;
+  st->created_new_netns = d->netns == HARDEN_NETNS_BUNDLE
+                          || d->netns == HARDEN_NETNS_FRESH;
   st->egress = xstrdup (harden_egress_name (d->egress));
   st->egress_allow = xstrdup (d->egress_allow ? d->egress_allow : "");
   st->env_keep = str_list_join (&d->env_keep, ",");

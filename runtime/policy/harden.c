@@ -217,6 +217,17 @@ harden_namespaces (struct oci_config *c, struct change_list *changes)
   return netns;
 }
 
+/* HARDEN_NETNS_FRESH: see harden.h. */
+static bool
+fresh_netns_is_agents (const struct oci_config *c, enum harden_egress egress)
+{
+  const struct oci_namespace *ns = oci_config_namespace (c, OCI_NS_NETWORK);
+  return egress == HARDEN_EGRESS_NONE && ns
+         && (ns->path == NULL || ns->path[0] == '\0')
+         && c->hooks.prestart.len == 0 && c->hooks.create_runtime.len == 0
+         && c->hooks.create_container.len == 0;
+}
+
 static void
 fill_directives (struct harden_directives *d, struct harden_request *req,
                  const struct agent_policy *policy)
@@ -284,6 +295,9 @@ harden (struct oci_config *config, const struct agent_policy *policy,
   harden_limits (config, policy, &r.changes);
   kernel_surface_harden (config, &r.changes);
   r.directives.netns = harden_namespaces (config, &r.changes);
+  if (r.directives.netns == HARDEN_NETNS_BUNDLE
+      && fresh_netns_is_agents (config, r.directives.egress))
+    r.directives.netns = HARDEN_NETNS_FRESH;
   record_directives (&r.directives, &req, &r.changes);
   harden_request_release (&req);
   *result = r;
@@ -318,6 +332,7 @@ harden_directives_write_json (const struct harden_directives *d,
   json_kv_bool (w, "egressAllowBroad", d->egress_allow_broad);
   json_kv_string (w, "netns", d->netns == HARDEN_NETNS_ADDED    ? "added"
                               : d->netns == HARDEN_NETNS_SHARED ? "shared"
+                              : d->netns == HARDEN_NETNS_FRESH  ? "fresh"
                                                                 : "bundle");
   json_key (w, "envKeep");
   json_begin_array (w);

@@ -53,6 +53,12 @@ enum harden_netns
    * the agent's process must be moved into a fresh namespace with only
    * `lo` after the create-time hooks ran. */
   HARDEN_NETNS_BUNDLE,
+  /* The bundle asks for a new network namespace that no hook could
+   * configure before the agent's is chosen (no prestart, createRuntime or
+   * createContainer hook), and the container has no egress: there is no
+   * outside to keep, so that new namespace is the agent's, with only `lo`
+   * (a second one would be made and thrown away unused). */
+  HARDEN_NETNS_FRESH,
   /* The bundle joins, by path, the agent namespace of another hardened
    * container (the pause container of a Kubernetes pod): the container
    * shares it as it is, and that container's proxy on 127.0.0.1 is its

@@ -489,6 +489,58 @@ test_rootfs_modes (void)
   policy.allow_writable_rootfs = false;
 }
 
+/* Which network namespace the agent gets: a second one only when the
+ * bundle's may be configured from outside (a path, a hook) or is the
+ * sidecar's way out. */
+static enum harden_netns
+netns_for (const char *namespaces, const char *hooks, const char *egress)
+{
+  char json[1024];
+  struct oci_config *c;
+  struct harden_result r;
+  agentrt_error_t err = NULL;
+  enum harden_netns netns;
+
+  snprintf (json, sizeof json,
+            "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
+            "\"process\":{\"user\":{\"uid\":0,\"gid\":0},\"args\":[\"sh\"],"
+            "\"cwd\":\"/\"},%s"
+            "\"linux\":{\"namespaces\":[{\"type\":\"pid\"},"
+            "{\"type\":\"mount\"},{\"type\":\"ipc\"}%s]}}",
+            hooks, namespaces);
+  c = parse (json);
+  kv_list_set (&c->annotations, "run.agentrt.egress", egress);
+  CHECK (run (c, &r, NULL, &err) == 0);
+  netns = r.directives.netns;
+  harden_result_release (&r);
+  oci_config_free (c);
+  return netns;
+}
+
+static void
+test_agent_netns (void)
+{
+  static const char new_ns[] = ",{\"type\":\"network\"}";
+  static const char path_ns[] = ",{\"type\":\"network\","
+                                "\"path\":\"/var/run/netns/cni-1\"}";
+  static const char hook[] = "\"hooks\":{\"%s\":[{\"path\":\"/bin/true\"}]},";
+  const char *kinds[] = { "prestart", "createRuntime", "createContainer" };
+  char hooks[128];
+
+  CHECK (netns_for (new_ns, "", "none") == HARDEN_NETNS_FRESH);
+  CHECK (netns_for (new_ns, "", "proxy") == HARDEN_NETNS_BUNDLE);
+  CHECK (netns_for (path_ns, "", "none") == HARDEN_NETNS_BUNDLE);
+  CHECK (netns_for ("", "", "none") == HARDEN_NETNS_ADDED);
+  for (size_t i = 0; i < 3; i++)
+    {
+      snprintf (hooks, sizeof hooks, hook, kinds[i]);
+      CHECK (netns_for (new_ns, hooks, "none") == HARDEN_NETNS_BUNDLE);
+    }
+  /* hooks that run once the agent's namespace is chosen do not matter */
+  snprintf (hooks, sizeof hooks, hook, "startContainer");
+  CHECK (netns_for (new_ns, hooks, "none") == HARDEN_NETNS_FRESH);
+}
+
 /* Hardening a hardened config changes nothing more in the config, and the
  * change list only restates the directives. */
 static void
@@ -668,6 +720,7 @@ main (void)
   RUN_TEST (test_podman);
   RUN_TEST (test_cri);
   RUN_TEST (test_rootfs_modes);
+  RUN_TEST (test_agent_netns);
   RUN_TEST (test_idempotent);
   RUN_TEST (test_privileged);
   RUN_TEST (test_exec_process);
