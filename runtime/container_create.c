@@ -619,7 +619,6 @@ commit_monitor (struct create_ctx *ctx, agentrt_error_t *err)
   struct monitor_commit c = {
     .init_pid = ctx->state.pid,
     .init_start = ctx->state.pid_start,
-    .cgroup_owned = ctx->state.cgroup_owned,
     .http_fd = ctx->egress_fds[0],
     .socks_fd = ctx->egress_fds[1],
     .netns_fd = ctx->egress_fds[2],
@@ -702,6 +701,9 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
       && cgroup_add_pid (ctx->rb.cgroup, ctx->state.pid, err) < 0)
     return -1;
   fault_point ("create:cgroup");
+  if (ctx->hardening.enforced
+      && monitor_cgroup_ready (&ctx->monitor, ctx->state.cgroup_owned, err) < 0)
+    return -1;
   if (finish_setup (ctx, err) < 0)
     return -1;
   fault_point ("create:init-ready");

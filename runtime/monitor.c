@@ -85,11 +85,10 @@ struct egress_fds
  * order. */
 enum
 {
-  MONITOR_GO_CGROUP_OWNED = 1 << 0,
-  MONITOR_GO_NETNS = 1 << 1,
-  MONITOR_GO_RESOLV = 1 << 2,
-  MONITOR_GO_HOSTS = 1 << 3,
-  MONITOR_GO_LISTENERS = 1 << 4, /* http and socks */
+  MONITOR_GO_NETNS = 1 << 0,
+  MONITOR_GO_RESOLV = 1 << 1,
+  MONITOR_GO_HOSTS = 1 << 2,
+  MONITOR_GO_LISTENERS = 1 << 3, /* http and socks */
 };
 
 char *
@@ -420,22 +419,40 @@ make_agent_netns (struct monitor *m)
   close (agent);
 }
 
-/* The runtime's go, once the init is ready.  EOF: the create failed or
+/* The runtime's next message, of that type.  EOF: the create failed or
  * its command died, and the monitor has nothing to watch. */
 static void
-await_go (struct monitor *m, bool *cgroup_owned)
+await_runtime (struct monitor *m, enum sync_type type, struct sync_msg *msg,
+               int *fds, int *nfds)
+{
+  if (sync_recv (m->sock, msg, fds, nfds) < 0 || msg->type != type)
+    _exit (0);
+}
+
+/* The cgroup exists: its limit events are watched from now on. */
+static void
+await_cgroup (struct monitor *m)
+{
+  struct sync_msg msg;
+
+  await_runtime (m, SYNC_MONITOR_CGROUP, &msg, NULL, NULL);
+  if (open_cgroup (m->req, msg.value == 1, m) < 0)
+    report_and_exit (m->sock, EIO, "monitor: watch the cgroup for limit events");
+}
+
+/* The runtime's go, once the init is ready. */
+static void
+await_go (struct monitor *m)
 {
   struct sync_msg msg;
   int fds[SYNC_MAX_FDS], nfds = 0, i = 0;
   uint32_t flags;
 
-  if (sync_recv (m->sock, &msg, fds, &nfds) < 0 || msg.type != SYNC_MONITOR_GO)
-    _exit (0);
+  await_runtime (m, SYNC_MONITOR_GO, &msg, fds, &nfds);
   flags = msg.flags;
   m->init_pid = msg.value;
   if (nfds > 0)
     m->pidfd = fds[i++];
-  *cgroup_owned = flags & MONITOR_GO_CGROUP_OWNED;
   if (flags & MONITOR_GO_NETNS)
     m->egress.netns = fds[i++];
   if (flags & MONITOR_GO_RESOLV)
@@ -494,7 +511,6 @@ monitor_main (const struct monitor_request *req, int sock)
                        .sidecar_pidfd = -1,
                        .egress = { -1, -1, -1, -1, -1 } };
   struct sync_msg ready = { .type = SYNC_MONITOR_READY };
-  bool cgroup_owned = false;
   sigset_t all;
   int err = 0;
 
@@ -512,9 +528,8 @@ monitor_main (const struct monitor_request *req, int sock)
   if (req->agent_netns)
     make_agent_netns (&m);
 
-  await_go (&m, &cgroup_owned);
-  if (open_cgroup (req, cgroup_owned, &m) < 0)
-    report_and_exit (sock, EIO, "monitor: watch the cgroup for limit events");
+  await_cgroup (&m);
+  await_go (&m);
   if (req->egress)
     {
       m.sidecar = sidecar_start (req, &m.egress, m.pidfd, &err);
@@ -621,12 +636,23 @@ monitor_agent_netns (struct monitor_handle *h, agentrt_error_t *err)
 }
 
 int
+monitor_cgroup_ready (struct monitor_handle *h, bool owned, agentrt_error_t *err)
+{
+  struct sync_msg msg = { .type = SYNC_MONITOR_CGROUP, .value = owned };
+  /* EPIPE: the monitor stopped, and the next read gives its reason */
+  int r = sync_send (h->sock, &msg, NULL, 0);
+  if (r < 0 && r != -EPIPE)
+    return agentrt_error (err, -r, "monitor: tell it about the cgroup");
+  return 0;
+}
+
+int
 monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
                 struct monitor_pids *out, agentrt_error_t *err)
 {
   struct sync_msg msg = { .type = SYNC_MONITOR_GO };
   int fds[SYNC_MAX_FDS], nfds = 0, r;
-  uint32_t flags = c->cgroup_owned ? MONITOR_GO_CGROUP_OWNED : 0;
+  uint32_t flags = 0;
   int pidfd = proc_pidfd_open_checked (c->init_pid, c->init_start);
 
   if (pidfd < 0)

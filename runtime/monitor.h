@@ -50,7 +50,6 @@ struct monitor_commit
 {
   pid_t init_pid;
   uint64_t init_start;
-  bool cgroup_owned;
   int http_fd;   /* the listeners the init bound, -1 when the monitor */
   int socks_fd;  /* made the agent's namespace (or without egress) */
   int netns_fd;  /* the outside namespace, -1: the runtime's own */
@@ -82,9 +81,14 @@ int monitor_fork (const struct monitor_request *req, struct monitor_handle *h,
 /* The agent's network namespace the monitor made (req->agent_netns). */
 int monitor_agent_netns (struct monitor_handle *h, agentrt_error_t *err);
 
-/* The init is ready: the monitor starts watching it and its cgroup, starts
- * the sidecar, and answers once the sidecar has been forked.  Closes the
- * handle's socket. */
+/* The container's cgroup exists (`owned`: create made it): the monitor
+ * opens its limit-event watch while the init finishes its setup. */
+int monitor_cgroup_ready (struct monitor_handle *h, bool owned,
+                          agentrt_error_t *err);
+
+/* The init is ready: the monitor starts watching it, starts the sidecar,
+ * and answers once the sidecar has been forked.  Closes the handle's
+ * socket. */
 int monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
                     struct monitor_pids *out, agentrt_error_t *err);
 

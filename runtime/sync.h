@@ -25,6 +25,8 @@ enum sync_type
   SYNC_READY,         /* init -> runtime: waiting for `start` */
   SYNC_ERROR,         /* either way: error holds the reason */
   SYNC_MONITOR_NETNS, /* monitor -> runtime: fds = the agent's netns */
+  SYNC_MONITOR_CGROUP, /* runtime -> monitor: the cgroup exists; value = 1
+                          when create made it */
   SYNC_MONITOR_GO,    /* runtime -> monitor: the init is ready; value = its
                          pid, flags say which fds follow its pidfd */
   SYNC_MONITOR_READY, /* monitor -> runtime: value = the sidecar's pid */
@@ -40,8 +42,13 @@ struct sync_msg
   struct child_error error;
 };
 
-/* Sends msg with nfds fds; -errno on failure. */
+/* Sends msg with nfds fds; -errno on failure.  A peer that is gone is
+ * -EPIPE, never a SIGPIPE (MSG_NOSIGNAL). */
 int sync_send (int sock, const struct sync_msg *msg, const int *fds, int nfds);
+/* The container's side once its seccomp filter may be loaded: plain
+ * write(2), what a filter is most likely to allow.  A peer that is gone
+ * raises SIGPIPE, which ends a process with no one left to report to. */
+int sync_send_plain (int sock, const struct sync_msg *msg);
 /* Receives one message; fds receive up to SYNC_MAX_FDS descriptors (set to -1
  * when absent; received fds are O_CLOEXEC).  Returns -EPIPE on EOF. */
 int sync_recv (int sock, struct sync_msg *msg, int *fds, int *nfds);
@@ -56,7 +63,7 @@ int sync_enable_credentials (int sock);
 /* A message already queued, without waiting (-EAGAIN when none). */
 int sync_recv_nowait (int sock, struct sync_msg *msg);
 
-/* Convenience: a message with only a type and value. */
+/* A message with only a type and value (sync_send). */
 int sync_send_simple (int sock, enum sync_type type, int32_t value);
 /* Receives and checks the type; an SYNC_ERROR is copied to cerr. */
 int sync_expect (int sock, enum sync_type type, struct sync_msg *msg, int *fds,
