@@ -303,7 +303,7 @@ static int
 take_egress_fds (struct create_ctx *ctx, const int *fds, int nfds,
                  agentrt_error_t *err)
 {
-  bool monitor_has_listeners = ctx->agent_netns_fd >= 0;
+  bool monitor_has_listeners = ctx->plan.init.netns_by_monitor;
   if (nfds == 1 && monitor_has_listeners)
     ctx->egress_fds[2] = fds[0];
   else if ((nfds == 2 || nfds == 3) && !monitor_has_listeners)
@@ -442,15 +442,25 @@ spawn (struct create_ctx *ctx, agentrt_error_t *err)
   return save (ctx, err);
 }
 
-/* The monitor makes the agent's network namespace while the init builds
- * its mounts, unless the container has a user namespace: the namespace
- * must then belong to it, and only the init can make it. */
-static bool
-monitor_makes_agent_netns (const struct create_ctx *ctx)
+/* What the monitor does for the agent's network namespace (see enum
+ * monitor_netns): nothing when the container has a user namespace, which
+ * must own it (only the init can make it then). */
+static enum monitor_netns
+monitor_netns_work (const struct create_ctx *ctx)
 {
   const struct ns_plan *ns = &ctx->plan.ns;
-  return ctx->plan.init.agent_netns == AGENT_NETNS_INNER
-         && !(ns->new_flags & CLONE_NEWUSER) && ns->join_fds[OCI_NS_USER] < 0;
+  if (!ctx->hardening.enforced || (ns->new_flags & CLONE_NEWUSER)
+      || ns->join_fds[OCI_NS_USER] >= 0)
+    return MONITOR_NETNS_NONE;
+  switch (ctx->plan.init.agent_netns)
+    {
+    case AGENT_NETNS_INNER:
+      return MONITOR_NETNS_MAKE;
+    case AGENT_NETNS_LO_UP:
+      return MONITOR_NETNS_INIT;
+    default:
+      return MONITOR_NETNS_NONE;
+    }
 }
 
 /* After the init exists and sits in its cgroup: the hook state documents,
@@ -471,7 +481,7 @@ finish_setup (struct create_ctx *ctx, agentrt_error_t *err)
   ctx->hook_state[1] = dup (ctx->hook_state[0]);
   if (ctx->hook_state[1] < 0)
     return agentrt_error (err, errno, "dup");
-  if (ctx->monitor.sock >= 0 && monitor_makes_agent_netns (ctx)
+  if (monitor_netns_work (ctx) == MONITOR_NETNS_MAKE
       && (ctx->agent_netns_fd = monitor_agent_netns (&ctx->monitor, err)) < 0)
     return -1;
   memset (&msg, 0, sizeof msg);
@@ -601,7 +611,7 @@ fork_monitor (struct create_ctx *ctx, agentrt_error_t *err)
     .cgroup_path = ctx->state.cgroup_path,
     .systemd_unit = ctx->state.systemd_unit,
     .egress = ctx->plan.init.egress_listeners ? &egress : NULL,
-    .agent_netns = monitor_makes_agent_netns (ctx),
+    .netns = monitor_netns_work (ctx),
   };
 
   if (monitor_fork (&req, &ctx->monitor, err) < 0)
@@ -617,8 +627,6 @@ commit_monitor (struct create_ctx *ctx, agentrt_error_t *err)
 {
   bool egress = ctx->plan.init.egress_listeners;
   struct monitor_commit c = {
-    .init_pid = ctx->state.pid,
-    .init_start = ctx->state.pid_start,
     .http_fd = ctx->egress_fds[0],
     .socks_fd = ctx->egress_fds[1],
     .netns_fd = ctx->egress_fds[2],
@@ -690,6 +698,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
           || (ctx->born_cgroup_fd = cgroup_unified_fd (ctx->rb.cgroup, err)) < 0)
         return -1;
     }
+  ctx->plan.init.netns_by_monitor = monitor_netns_work (ctx) != MONITOR_NETNS_NONE;
   if (ctx->hardening.enforced && fork_monitor (ctx, err) < 0)
     return -1;
   if (make_exec_fifo (ctx, err) < 0 || spawn (ctx, err) < 0)
@@ -702,7 +711,9 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
     return -1;
   fault_point ("create:cgroup");
   if (ctx->hardening.enforced
-      && monitor_cgroup_ready (&ctx->monitor, ctx->state.cgroup_owned, err) < 0)
+      && monitor_cgroup_ready (&ctx->monitor, ctx->state.pid,
+                               ctx->state.pid_start, ctx->state.cgroup_owned,
+                               err) < 0)
     return -1;
   if (finish_setup (ctx, err) < 0)
     return -1;

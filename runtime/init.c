@@ -73,11 +73,11 @@ await_runtime_hooks (const struct init_plan *plan, struct child_error *cerr)
 }
 
 /* Once the engine's hooks configured the bundle's network namespace: the
- * agent gets one with only lo (the monitor made it meanwhile, or the init
- * makes it now), and the runtime gets the egress proxy's listeners bound
- * in it (unless the monitor has them) and the outside namespace: one fd
- * (the outside), two (the listeners; the outside is the runtime's own) or
- * three (both). */
+ * agent gets one with only lo up (prepared by the monitor meanwhile, or
+ * here), and the runtime gets the egress proxy's listeners bound in it
+ * (unless the monitor has them) and the outside namespace: one fd (the
+ * outside), two (the listeners; the outside is the runtime's own) or three
+ * (both). */
 static int
 setup_agent_netns (const struct init_plan *plan, int procfd,
                    struct child_error *cerr)
@@ -86,7 +86,8 @@ setup_agent_netns (const struct init_plan *plan, int procfd,
   bool inner = plan->agent_netns == AGENT_NETNS_INNER;
   int fds[3] = { -1, -1, -1 }, n = 0, outside = -1, r = -1, i;
 
-  if (plan->agent_netns == AGENT_NETNS_AS_IS)
+  if (plan->agent_netns == AGENT_NETNS_AS_IS
+      || (plan->agent_netns == AGENT_NETNS_LO_UP && plan->netns_by_monitor))
     return 0;
   /* the namespace the hooks configured: the sidecar connects from there */
   if (inner && plan->egress_listeners)
@@ -96,7 +97,7 @@ setup_agent_netns (const struct init_plan *plan, int procfd,
         return child_error (cerr, errno, "open the bundle's network "
                             "namespace");
     }
-  if (inner && plan->agent_netns_fd >= 0)
+  if (inner && plan->netns_by_monitor)
     {
       if (setns (plan->agent_netns_fd, CLONE_NEWNET) < 0)
         {

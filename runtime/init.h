@@ -37,8 +37,10 @@ struct init_plan
   bool in_cgroup;             /* the runtime said SYNC_CGROUP_DONE */
   enum agent_netns agent_netns;
   bool egress_listeners;      /* bind the proxy's ports and hand them over */
-  int agent_netns_fd;         /* INNER: the namespace the monitor made
-                                 (with SYNC_CGROUP_DONE), -1: make one */
+  bool netns_by_monitor;      /* the monitor brings lo up and binds the
+                                 listeners (INNER: in a namespace it made,
+                                 which comes as agent_netns_fd) */
+  int agent_netns_fd;         /* with SYNC_CGROUP_DONE, or -1 */
   const char *hostname;
   const char *domainname;
   struct rootfs_spec rootfs;

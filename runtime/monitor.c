@@ -81,8 +81,7 @@ struct egress_fds
   int hosts;
 };
 
-/* Flags of SYNC_MONITOR_GO: which fds follow the init's pidfd, in this
- * order. */
+/* Flags of SYNC_MONITOR_GO: which fds follow, in this order. */
 enum
 {
   MONITOR_GO_NETNS = 1 << 0,
@@ -382,12 +381,34 @@ open_cgroup (const struct monitor_request *req, bool owned, struct monitor *m)
   return m->watch ? 0 : -1;
 }
 
-/* The agent's network namespace, made here while the init builds its
- * mounts: lo up and, with egress, the proxy's listeners bound in it.  The
- * monitor itself goes back to its own namespace (the sidecar starts from
- * there when the outside is the runtime's). */
+/* setns through the init's pidfd (Linux 5.8), else its /proc entry (the
+ * init is the runtime's unreaped child: its pid is not reused meanwhile). */
+static int
+enter_init_netns (const struct monitor *m, int pidfd)
+{
+  char path[64];
+  int fd, r;
+
+  if (setns (pidfd, CLONE_NEWNET) == 0)
+    return 0;
+  if (errno != EINVAL)
+    return -1;
+  snprintf (path, sizeof path, "/proc/%d/ns/net", (int) m->init_pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  r = setns (fd, CLONE_NEWNET);
+  close (fd);
+  return r;
+}
+
+/* The agent's network namespace, prepared here (see enum monitor_netns):
+ * `target` is the init's own new namespace (its pidfd), or -1 to make one,
+ * which the runtime hands to the init.  The monitor goes back to its own
+ * namespace (the sidecar starts from there when the outside is the
+ * runtime's). */
 static void
-make_agent_netns (struct monitor *m)
+prepare_agent_netns (struct monitor *m, int target)
 {
   struct child_error cerr = { 0 };
   struct sync_msg msg = { .type = SYNC_MONITOR_NETNS };
@@ -396,11 +417,13 @@ make_agent_netns (struct monitor *m)
 
   if (own < 0)
     report_and_exit (m->sock, errno, "monitor: open its network namespace");
-  if (unshare (CLONE_NEWNET) < 0)
+  if (target >= 0 && enter_init_netns (m, target) < 0)
+    report_and_exit (m->sock, errno, "monitor: enter the container's "
+                     "network namespace");
+  if (target < 0
+      && (unshare (CLONE_NEWNET) < 0
+          || (agent = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0))
     report_and_exit (m->sock, errno, "create the agent's network namespace");
-  agent = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-  if (agent < 0)
-    report_and_exit (m->sock, errno, "open the agent's network namespace");
   if (netns_loopback_up (&cerr) < 0)
     report_and_exit (m->sock, cerr.status, cerr.msg);
   if (m->req->egress)
@@ -414,6 +437,8 @@ make_agent_netns (struct monitor *m)
   if (setns (own, CLONE_NEWNET) < 0)
     report_and_exit (m->sock, errno, "monitor: return to its network namespace");
   close (own);
+  if (agent < 0)
+    return;
   if (sync_send (m->sock, &msg, &agent, 1) < 0)
     _exit (1);
   close (agent);
@@ -429,14 +454,22 @@ await_runtime (struct monitor *m, enum sync_type type, struct sync_msg *msg,
     _exit (0);
 }
 
-/* The cgroup exists: its limit events are watched from now on. */
+/* The init and its cgroup exist: the cgroup's limit events are watched
+ * from now on, and the init's namespace is prepared (MONITOR_NETNS_INIT). */
 static void
 await_cgroup (struct monitor *m)
 {
   struct sync_msg msg;
+  int fds[SYNC_MAX_FDS], nfds = 0;
 
-  await_runtime (m, SYNC_MONITOR_CGROUP, &msg, NULL, NULL);
-  if (open_cgroup (m->req, msg.value == 1, m) < 0)
+  await_runtime (m, SYNC_MONITOR_CGROUP, &msg, fds, &nfds);
+  if (nfds != 1)
+    report_and_exit (m->sock, EPROTO, "monitor: no pidfd of the init received");
+  m->init_pid = msg.value;
+  m->pidfd = fds[0];
+  if (m->req->netns == MONITOR_NETNS_INIT)
+    prepare_agent_netns (m, m->pidfd);
+  if (open_cgroup (m->req, msg.flags == 1, m) < 0)
     report_and_exit (m->sock, EIO, "monitor: watch the cgroup for limit events");
 }
 
@@ -450,9 +483,6 @@ await_go (struct monitor *m)
 
   await_runtime (m, SYNC_MONITOR_GO, &msg, fds, &nfds);
   flags = msg.flags;
-  m->init_pid = msg.value;
-  if (nfds > 0)
-    m->pidfd = fds[i++];
   if (flags & MONITOR_GO_NETNS)
     m->egress.netns = fds[i++];
   if (flags & MONITOR_GO_RESOLV)
@@ -464,7 +494,7 @@ await_go (struct monitor *m)
       m->egress.http = fds[i++];
       m->egress.socks = fds[i++];
     }
-  if (m->pidfd < 0 || i != nfds)
+  if (i != nfds)
     report_and_exit (m->sock, EPROTO, "monitor: the runtime's go lacks fds");
 }
 
@@ -525,8 +555,8 @@ monitor_main (const struct monitor_request *req, int sock)
     report_and_exit (sock, errno, "monitor: signalfd");
   if (req->lifetime && (m.timerfd = arm_lifetime (req->lifetime)) < 0)
     report_and_exit (sock, errno, "monitor: arm the lifetime timer");
-  if (req->agent_netns)
-    make_agent_netns (&m);
+  if (req->netns == MONITOR_NETNS_MAKE)
+    prepare_agent_netns (&m, -1);
 
   await_cgroup (&m);
   await_go (&m);
@@ -636,13 +666,20 @@ monitor_agent_netns (struct monitor_handle *h, agentrt_error_t *err)
 }
 
 int
-monitor_cgroup_ready (struct monitor_handle *h, bool owned, agentrt_error_t *err)
+monitor_cgroup_ready (struct monitor_handle *h, pid_t init_pid,
+                      uint64_t init_start, bool owned, agentrt_error_t *err)
 {
-  struct sync_msg msg = { .type = SYNC_MONITOR_CGROUP, .value = owned };
+  struct sync_msg msg = { .type = SYNC_MONITOR_CGROUP, .value = init_pid,
+                          .flags = owned };
+  int pidfd = proc_pidfd_open_checked (init_pid, init_start), r;
+
+  if (pidfd < 0)
+    return agentrt_error (err, -pidfd, "monitor: the container init");
   /* EPIPE: the monitor stopped, and the next read gives its reason */
-  int r = sync_send (h->sock, &msg, NULL, 0);
+  r = sync_send (h->sock, &msg, &pidfd, 1);
+  close (pidfd);
   if (r < 0 && r != -EPIPE)
-    return agentrt_error (err, -r, "monitor: tell it about the cgroup");
+    return agentrt_error (err, -r, "monitor: hand over the container init");
   return 0;
 }
 
@@ -653,11 +690,6 @@ monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
   struct sync_msg msg = { .type = SYNC_MONITOR_GO };
   int fds[SYNC_MAX_FDS], nfds = 0, r;
   uint32_t flags = 0;
-  int pidfd = proc_pidfd_open_checked (c->init_pid, c->init_start);
-
-  if (pidfd < 0)
-    return agentrt_error (err, -pidfd, "monitor: the container init");
-  fds[nfds++] = pidfd;
 
   if (c->netns_fd >= 0)
     flags |= MONITOR_GO_NETNS, fds[nfds++] = c->netns_fd;
@@ -671,11 +703,9 @@ monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
       fds[nfds++] = c->http_fd;
       fds[nfds++] = c->socks_fd;
     }
-  msg.value = c->init_pid;
   msg.flags = flags;
   /* a send that fails means the monitor stopped: its reason is queued */
   sync_send (h->sock, &msg, fds, nfds);
-  close (pidfd);
   r = monitor_expect (h, SYNC_MONITOR_READY, &msg, NULL, NULL, err);
   close (h->sock);
   h->sock = -1;

@@ -27,6 +27,19 @@ struct monitor_egress
   gid_t gid;
 };
 
+/* What the monitor does for the agent's network namespace, so that the
+ * init does not: bring `lo` up and, with egress, bind the proxy's
+ * listeners in it.  Only for containers without a user namespace (the
+ * init's namespace is then made with it, and a new one belongs to the
+ * runtime's user namespace). */
+enum monitor_netns
+{
+  MONITOR_NETNS_NONE,  /* the init sees to it */
+  MONITOR_NETNS_MAKE,  /* a new one, for the init to join after the hooks
+                          (monitor_agent_netns hands it over) */
+  MONITOR_NETNS_INIT,  /* the init's own new one, once the cgroup is ready */
+};
+
 /* What the monitor is forked with, just before the init is cloned. */
 struct monitor_request
 {
@@ -38,18 +51,12 @@ struct monitor_request
                                 events, no lifetime kill */
   const char *systemd_unit;
   const struct monitor_egress *egress; /* NULL: no sidecar */
-  /* Make the agent's network namespace (lo up, and the proxy's listeners
-   * with egress) while the init builds its mounts: monitor_agent_netns
-   * hands it over.  Only for containers without a user namespace (the
-   * namespace belongs to the runtime's user namespace). */
-  bool agent_netns;
+  enum monitor_netns netns;
 };
 
 /* What the runtime hands over once the init is ready. */
 struct monitor_commit
 {
-  pid_t init_pid;
-  uint64_t init_start;
   int http_fd;   /* the listeners the init bound, -1 when the monitor */
   int socks_fd;  /* made the agent's namespace (or without egress) */
   int netns_fd;  /* the outside namespace, -1: the runtime's own */
@@ -81,9 +88,12 @@ int monitor_fork (const struct monitor_request *req, struct monitor_handle *h,
 /* The agent's network namespace the monitor made (req->agent_netns). */
 int monitor_agent_netns (struct monitor_handle *h, agentrt_error_t *err);
 
-/* The container's cgroup exists (`owned`: create made it): the monitor
- * opens its limit-event watch while the init finishes its setup. */
-int monitor_cgroup_ready (struct monitor_handle *h, bool owned,
+/* The init exists and its cgroup too (`owned`: create made it): the
+ * monitor opens the cgroup's limit-event watch (and, MONITOR_NETNS_INIT,
+ * prepares the init's network namespace) while the init finishes its
+ * setup. */
+int monitor_cgroup_ready (struct monitor_handle *h, pid_t init_pid,
+                          uint64_t init_start, bool owned,
                           agentrt_error_t *err);
 
 /* The init is ready: the monitor starts watching it, starts the sidecar,

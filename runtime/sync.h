@@ -25,10 +25,11 @@ enum sync_type
   SYNC_READY,         /* init -> runtime: waiting for `start` */
   SYNC_ERROR,         /* either way: error holds the reason */
   SYNC_MONITOR_NETNS, /* monitor -> runtime: fds = the agent's netns */
-  SYNC_MONITOR_CGROUP, /* runtime -> monitor: the cgroup exists; value = 1
-                          when create made it */
-  SYNC_MONITOR_GO,    /* runtime -> monitor: the init is ready; value = its
-                         pid, flags say which fds follow its pidfd */
+  SYNC_MONITOR_CGROUP, /* runtime -> monitor: the init's cgroup exists;
+                          value = its pid, fds = its pidfd, flags = 1 when
+                          create made the cgroup */
+  SYNC_MONITOR_GO,    /* runtime -> monitor: the init is ready; flags say
+                         which fds follow */
   SYNC_MONITOR_READY, /* monitor -> runtime: value = the sidecar's pid */
 };
 
