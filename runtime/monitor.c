@@ -471,6 +471,9 @@ await_cgroup (struct monitor *m)
     prepare_agent_netns (m, m->pidfd);
   if (open_cgroup (m->req, msg.flags == 1, m) < 0)
     report_and_exit (m->sock, EIO, "monitor: watch the cgroup for limit events");
+  msg = (struct sync_msg){ .type = SYNC_MONITOR_WATCHING };
+  if (sync_send (m->sock, &msg, NULL, 0) < 0)
+    _exit (1);
 }
 
 /* The runtime's go, once the init is ready. */
@@ -569,7 +572,7 @@ monitor_main (const struct monitor_request *req, int sock)
       ready.value = m.sidecar;
     }
   close_egress_fds (&m.egress);
-  if (sync_send (sock, &ready, NULL, 0) < 0)
+  if (req->egress && sync_send (sock, &ready, NULL, 0) < 0)
     {
       stop_sidecar (&m);
       _exit (1);
@@ -630,6 +633,7 @@ monitor_fork (const struct monitor_request *req, struct monitor_handle *h,
     }
   h->pid = pid;
   h->sock = pair[0];
+  h->sidecar = req->egress != NULL;
   return 0;
 }
 
@@ -687,7 +691,7 @@ int
 monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
                 struct monitor_pids *out, agentrt_error_t *err)
 {
-  struct sync_msg msg = { .type = SYNC_MONITOR_GO };
+  struct sync_msg msg;
   int fds[SYNC_MAX_FDS], nfds = 0, r;
   uint32_t flags = 0;
 
@@ -703,16 +707,22 @@ monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
       fds[nfds++] = c->http_fd;
       fds[nfds++] = c->socks_fd;
     }
-  msg.flags = flags;
-  /* a send that fails means the monitor stopped: its reason is queued */
-  sync_send (h->sock, &msg, fds, nfds);
-  r = monitor_expect (h, SYNC_MONITOR_READY, &msg, NULL, NULL, err);
+  r = monitor_expect (h, SYNC_MONITOR_WATCHING, &msg, NULL, NULL, err);
+  if (r == 0)
+    {
+      msg = (struct sync_msg){ .type = SYNC_MONITOR_GO, .flags = flags };
+      r = sync_send (h->sock, &msg, fds, nfds);
+      if (r < 0)
+        agentrt_error (err, -r, "monitor: tell it to go on");
+    }
+  if (r == 0 && h->sidecar)
+    r = monitor_expect (h, SYNC_MONITOR_READY, &msg, NULL, NULL, err);
   close (h->sock);
   h->sock = -1;
   if (r < 0)
     return -1;
   out->monitor = h->pid;
-  out->sidecar = msg.value;
+  out->sidecar = h->sidecar ? msg.value : 0;
   proc_stat_read (h->pid, &out->monitor_start, NULL);
   if (out->sidecar > 0)
     proc_stat_read (out->sidecar, &out->sidecar_start, NULL);

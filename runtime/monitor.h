@@ -67,7 +67,8 @@ struct monitor_commit
 struct monitor_handle
 {
   pid_t pid;
-  int sock; /* until monitor_commit */
+  int sock;     /* until monitor_commit */
+  bool sidecar; /* it starts one at the commit */
 };
 
 struct monitor_pids
@@ -96,8 +97,9 @@ int monitor_cgroup_ready (struct monitor_handle *h, pid_t init_pid,
                           uint64_t init_start, bool owned,
                           agentrt_error_t *err);
 
-/* The init is ready: the monitor starts watching it, starts the sidecar,
- * and answers once the sidecar has been forked.  Closes the handle's
+/* The init is ready: once the monitor said it watches the init and its
+ * cgroup, it is told to go on (nothing can fail after that) and starts the
+ * sidecar, whose pid it answers with once forked.  Closes the handle's
  * socket. */
 int monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
                     struct monitor_pids *out, agentrt_error_t *err);

@@ -28,9 +28,12 @@ enum sync_type
   SYNC_MONITOR_CGROUP, /* runtime -> monitor: the init's cgroup exists;
                           value = its pid, fds = its pidfd, flags = 1 when
                           create made the cgroup */
+  SYNC_MONITOR_WATCHING, /* monitor -> runtime: the init and its cgroup
+                            are watched (the namespace prepared) */
   SYNC_MONITOR_GO,    /* runtime -> monitor: the init is ready; flags say
                          which fds follow */
-  SYNC_MONITOR_READY, /* monitor -> runtime: value = the sidecar's pid */
+  SYNC_MONITOR_READY, /* monitor -> runtime, with egress only: value = the
+                         sidecar's pid */
 };
 
 #define SYNC_MAX_FDS 6
