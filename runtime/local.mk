@@ -28,6 +28,7 @@ libruntime_a_SOURCES = \
 	runtime/log.c runtime/log.h \
 	runtime/lsm_selinux.c runtime/lsm_selinux.h \
 	runtime/monitor.c runtime/monitor.h \
+	runtime/monitor_duties.c runtime/monitor_duties.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \
 	runtime/netns.c runtime/netns.h \
