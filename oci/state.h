@@ -26,6 +26,8 @@ struct container_state
                             before the cgroup was entered (see cgroup_plan) */
   pid_t monitor_pid;     /* per-container monitor (limits, audit, sidecar) */
   uint64_t monitor_start;
+  bool monitor_is_run;   /* the monitor is the `agentrt run` process itself:
+                            it ends with the container, nobody stops it */
   pid_t sidecar_pid;     /* egress proxy; 0 when the container has none */
   uint64_t sidecar_start;
   bool created_new_netns; /* the bundle had its own network namespace */

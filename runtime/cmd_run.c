@@ -1,11 +1,13 @@
 /* `agentrt run [create options] [--detach] [--keep] ID`: create, start and,
  * unless detached, wait for the container's init, forwarding signals (and
- * the terminal when the bundle asks for one); exit with the init's status,
- * 128+N when it was killed by signal N, then delete the container.
+ * the terminal when the bundle asks for one) and, hardened, being its
+ * monitor; exit with the init's status, 128+N when it was killed by signal
+ * N, then delete the container.
  * Every signal is blocked before the init exists, so that none is lost
  * between its creation and the supervision loop (a signalfd). */
 #include "config.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <sys/prctl.h>
 
@@ -13,8 +15,11 @@
 #include "runtime/commands.h"
 #include "runtime/container.h"
 #include "runtime/log.h"
+#include "runtime/monitor.h"
 #include "runtime/supervise.h"
 
+/* Quiet when the container is gone already (a `delete --force` from
+ * elsewhere ended it). */
 static int
 delete_container (struct global_options *g, const char *id)
 {
@@ -25,6 +30,11 @@ delete_container (struct global_options *g, const char *id)
     {
       r = container_delete (&c, true, &err);
       container_release (&c);
+    }
+  else if (err->status == ENOENT)
+    {
+      agentrt_error_release (&err);
+      return 0;
     }
   if (r < 0)
     {
@@ -60,6 +70,9 @@ cmd_run (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
     return -1;
   req.id = argv[first];
   req.keep_pty_master = !ro.detach && req.console_socket == NULL;
+  /* in the foreground, `run` lives as long as the container: it is the
+   * container's monitor itself (no process of its own to fork) */
+  req.local_monitor = !ro.detach;
 
   /* Signals are read from a signalfd once the init exists. */
   sigfillset (&all);
@@ -71,11 +84,14 @@ cmd_run (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
   if (start_it (g, req.id, err) < 0)
     {
       delete_container (g, req.id);
+      monitor_local_free (out.local_monitor);
       return -1;
     }
   if (ro.detach)
     return 0;
-  code = supervise_process (out.pid, out.monitor, out.pty_master, err);
+  code = supervise_process (out.pid, out.monitor, out.local_monitor,
+                            out.pty_master, err);
+  monitor_local_free (out.local_monitor);
   if (!ro.keep)
     delete_container (g, req.id);
   return code;

@@ -23,12 +23,16 @@ struct create_request
   bool no_new_keyring;
   int preserve_fds;
   bool keep_pty_master;        /* `run` in the foreground with a terminal */
+  bool local_monitor;          /* `run` in the foreground: a hardened
+                                  container's monitor is the caller */
 };
 
 struct create_outcome
 {
   pid_t pid;                   /* the init: a child of this process */
   pid_t monitor;               /* the monitor (a child too), 0 if none */
+  struct monitor *local_monitor; /* with local_monitor, the caller's to run
+                                    (monitor_local_*), NULL if none */
   int pty_master;              /* with keep_pty_master, else -1 */
 };
 

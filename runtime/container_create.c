@@ -47,12 +47,14 @@ struct rollback
   pid_t pid;
   struct cgroup *cgroup;
   struct monitor_pids monitor;
+  struct monitor *local_monitor;
 };
 
 static void
 rollback_run (struct rollback *rb)
 {
   cleanup_error agentrt_error_t ignored = NULL;
+  monitor_local_free (rb->local_monitor);
   if (rb->monitor.sidecar > 0)
     kill (rb->monitor.sidecar, SIGKILL);
   if (rb->monitor.monitor > 0)
@@ -197,6 +199,22 @@ cgroup_request_init (struct create_ctx *ctx)
   req->systemd = ctx->g->systemd_cgroup;
 }
 
+/* A step that failed while the init sets itself up: the init may have
+ * failed on its own meanwhile, and then that is the reason.  Returns -1. */
+static int
+prefer_init_reason (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  struct sync_msg msg;
+  if (ctx->sock >= 0 && sync_recv_nowait (ctx->sock, &msg) == 0
+      && msg.type == SYNC_ERROR)
+    {
+      msg.error.msg[sizeof msg.error.msg - 1] = '\0';
+      agentrt_error_release (err);
+      agentrt_error_verbatim (err, msg.error.status, msg.error.msg);
+    }
+  return -1;
+}
+
 /* Makes the container's cgroup and moves PID into it (0: nobody yet). */
 static int
 enter_cgroup (struct create_ctx *ctx, pid_t pid, agentrt_error_t *err)
@@ -206,16 +224,7 @@ enter_cgroup (struct create_ctx *ctx, pid_t pid, agentrt_error_t *err)
 
   ctx->cgroup.pid = pid;
   if (cgroup_enter (&ctx->cgroup, &result, err) < 0)
-    {
-      /* the init may have failed on its own meanwhile: that is the reason */
-      struct sync_msg msg;
-      if (sync_recv_nowait (ctx->sock, &msg) == 0 && msg.type == SYNC_ERROR)
-        {
-          msg.error.msg[sizeof msg.error.msg - 1] = '\0';
-          agentrt_error_verbatim (err, msg.error.status, msg.error.msg);
-        }
-      return -1;
-    }
+    return prefer_init_reason (ctx, err);
   fault_point ("create:cgroup-made");
   for (i = 0; i < result.warnings.len; i++)
     log_warning ("%s", result.warnings.items[i]);
@@ -454,8 +463,8 @@ monitor_netns_work (const struct create_ctx *ctx)
     return MONITOR_NETNS_NONE;
   switch (ctx->plan.init.agent_netns)
     {
-    case AGENT_NETNS_INNER:
-      return MONITOR_NETNS_MAKE;
+    case AGENT_NETNS_INNER: /* run's own monitor would make it serially */
+      return ctx->req->local_monitor ? MONITOR_NETNS_NONE : MONITOR_NETNS_MAKE;
     case AGENT_NETNS_LO_UP:
       return MONITOR_NETNS_INIT;
     default:
@@ -492,6 +501,12 @@ finish_setup (struct create_ctx *ctx, agentrt_error_t *err)
   /* A send that fails means the init stopped early (it builds its mounts
    * meanwhile): its reason is still queued, serve_init reads it. */
   sync_send (ctx->sock, &msg, fds, fds[2] >= 0 ? 3 : 2);
+  /* while the init goes on with its setup */
+  if (ctx->rb.local_monitor
+      && monitor_local_watch (ctx->rb.local_monitor, ctx->state.pid,
+                              ctx->state.pid_start, ctx->state.cgroup_owned,
+                              err) < 0)
+    return prefer_init_reason (ctx, err);
   return serve_init (ctx, err);
 }
 
@@ -614,10 +629,35 @@ fork_monitor (struct create_ctx *ctx, agentrt_error_t *err)
     .netns = monitor_netns_work (ctx),
   };
 
+  if (ctx->req->local_monitor)
+    {
+      /* `run` in the foreground watches its container itself */
+      ctx->rb.local_monitor = monitor_local_new (&req, err);
+      ctx->plan.init.stage.die_with_parent = true;
+      return ctx->rb.local_monitor ? 0 : -1;
+    }
   if (monitor_fork (&req, &ctx->monitor, err) < 0)
     return -1;
   ctx->rb.monitor.monitor = ctx->monitor.pid;
   fault_point ("create:monitor-preparing");
+  return 0;
+}
+
+/* `run`'s own monitor: recorded as the monitor, with its sidecar. */
+static int
+commit_local_monitor (struct create_ctx *ctx, const struct monitor_commit *c,
+                      agentrt_error_t *err)
+{
+  struct monitor_pids *pids = &ctx->rb.monitor;
+
+  if (monitor_local_commit (ctx->rb.local_monitor, c, err) < 0)
+    return -1;
+  pids->monitor = getpid ();
+  proc_stat_read (pids->monitor, &pids->monitor_start, NULL);
+  pids->sidecar = monitor_local_sidecar (ctx->rb.local_monitor);
+  if (pids->sidecar > 0)
+    proc_stat_read (pids->sidecar, &pids->sidecar_start, NULL);
+  ctx->state.monitor_is_run = true;
   return 0;
 }
 
@@ -633,7 +673,9 @@ commit_monitor (struct create_ctx *ctx, agentrt_error_t *err)
     .resolv_fd = egress ? open_name_file (ctx, "/etc/resolv.conf") : -1,
     .hosts_fd = egress ? open_name_file (ctx, "/etc/hosts") : -1,
   };
-  int r = monitor_commit (&ctx->monitor, &c, &ctx->rb.monitor, err);
+  int r = ctx->rb.local_monitor
+              ? commit_local_monitor (ctx, &c, err)
+              : monitor_commit (&ctx->monitor, &c, &ctx->rb.monitor, err);
 
   if (c.resolv_fd >= 0)
     close (c.resolv_fd);
@@ -710,11 +752,11 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
       && cgroup_add_pid (ctx->rb.cgroup, ctx->state.pid, err) < 0)
     return -1;
   fault_point ("create:cgroup");
-  if (ctx->hardening.enforced
+  if (ctx->hardening.enforced && !ctx->rb.local_monitor
       && monitor_cgroup_ready (&ctx->monitor, ctx->state.pid,
                                ctx->state.pid_start, ctx->state.cgroup_owned,
                                err) < 0)
-    return -1;
+    return prefer_init_reason (ctx, err);
   if (finish_setup (ctx, err) < 0)
     return -1;
   fault_point ("create:init-ready");
@@ -779,7 +821,8 @@ container_create (const struct global_options *g,
   else
     {
       out->pid = ctx.state.pid;
-      out->monitor = ctx.state.monitor_pid;
+      out->monitor = ctx.state.monitor_is_run ? 0 : ctx.state.monitor_pid;
+      out->local_monitor = ctx.rb.local_monitor;
       out->pty_master = ctx.pty_master;
       cgroup_free (ctx.rb.cgroup);
       state_dir_close (&ctx.rb.dir);

@@ -302,13 +302,23 @@ kill_everything (struct container *c, struct cgroup *cg, agentrt_error_t *err)
 /* Once the init is gone the monitor records the exit, stops the sidecar
  * and exits on its own: give it that chance, then stop what is left (the
  * sidecar first, or the monitor would record its death), each checked
- * against its recorded start time. */
+ * against its recorded start time.  A monitor that is an `agentrt run` is
+ * left alone: it ends by itself once it has recorded the exit (waiting for
+ * it here would wait for its own delete, which waits for this one). */
 static void
 stop_helpers (struct container *c)
 {
   pid_t pids[2] = { c->state->sidecar_pid, c->state->monitor_pid };
   uint64_t starts[2] = { c->state->sidecar_start, c->state->monitor_start };
-  int i, monitor = proc_pidfd_open_checked (pids[1], starts[1]);
+  int i, monitor;
+
+  if (c->state->monitor_is_run)
+    {
+      if (proc_is_alive (pids[1], starts[1]))
+        return;
+      pids[1] = 0;
+    }
+  monitor = proc_pidfd_open_checked (pids[1], starts[1]);
 
   if (monitor >= 0)
     {

@@ -104,6 +104,25 @@ int monitor_cgroup_ready (struct monitor_handle *h, pid_t init_pid,
 int monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
                     struct monitor_pids *out, agentrt_error_t *err);
 
+/* `agentrt run` in the foreground is its container's monitor itself: the
+ * same duties (monitor_duties.h) in its supervision loop, without a
+ * process of their own.  The container's program dies with `run`
+ * (PR_SET_PDEATHSIG): no agent outlives its monitor.  The request is
+ * copied (and its audit fd duplicated). */
+struct monitor *monitor_local_new (const struct monitor_request *req,
+                                   agentrt_error_t *err);
+/* The init and its cgroup exist: what monitor_cgroup_ready has the forked
+ * monitor do, done here. */
+int monitor_local_watch (struct monitor *m, pid_t init_pid,
+                         uint64_t init_start, bool owned, agentrt_error_t *err);
+/* The init is ready: starts the sidecar (with egress). */
+int monitor_local_commit (struct monitor *m, const struct monitor_commit *c,
+                          agentrt_error_t *err);
+/* The sidecar's pid, 0 without one. */
+pid_t monitor_local_sidecar (const struct monitor *m);
+/* Stops the sidecar if one runs, closes and frees everything. */
+void monitor_local_free (struct monitor *m);
+
 /* The sidecar binary: $(pkglibexecdir)/agentrt-egress, or next to the
  * running agentrt (a build tree). */
 char *monitor_egress_binary (void);

@@ -411,3 +411,110 @@ monitor_close_egress (struct monitor *m)
       }
 }
 
+
+/* `run`'s own monitor: the request and its strings live as long as it. */
+struct local_monitor
+{
+  struct monitor m;
+  struct monitor_request req;
+  struct monitor_egress egress;
+};
+
+struct monitor *
+monitor_local_new (const struct monitor_request *req, agentrt_error_t *err)
+{
+  struct local_monitor *l = xzalloc (sizeof *l);
+
+  l->req = *req;
+  l->req.id = xstrdup (req->id);
+  l->req.root = NULL;
+  l->req.cgroup_path = req->cgroup_path ? xstrdup (req->cgroup_path) : NULL;
+  l->req.systemd_unit = req->systemd_unit ? xstrdup (req->systemd_unit) : NULL;
+  if (req->egress)
+    {
+      l->egress = *req->egress;
+      l->egress.allow = xstrdup (req->egress->allow);
+      l->req.egress = &l->egress;
+    }
+  monitor_duties_init (&l->m, &l->req);
+  l->req.audit_fd = fcntl (req->audit_fd, F_DUPFD_CLOEXEC, 3);
+  if (l->req.audit_fd < 0 || monitor_arm_lifetime (&l->m) < 0)
+    {
+      agentrt_error (err, errno, "monitor: arm the lifetime timer");
+      monitor_local_free (&l->m);
+      return NULL;
+    }
+  return &l->m;
+}
+
+int
+monitor_local_watch (struct monitor *m, pid_t init_pid, uint64_t init_start,
+                     bool owned, agentrt_error_t *err)
+{
+  struct child_error cerr = { 0 };
+
+  m->init_pid = init_pid;
+  m->pidfd = proc_pidfd_open_checked (init_pid, init_start);
+  if (m->pidfd < 0)
+    return agentrt_error (err, -m->pidfd, "monitor: the container init");
+  if (m->req->netns == MONITOR_NETNS_INIT
+      && monitor_prepare_netns (m, m->pidfd, NULL, &cerr) < 0)
+    return agentrt_error_verbatim (err, cerr.status, cerr.msg);
+  if (monitor_watch_cgroup (m, owned) < 0)
+    return agentrt_error (err, EIO, "monitor: watch the cgroup for limit events");
+  return 0;
+}
+
+int
+monitor_local_commit (struct monitor *m, const struct monitor_commit *c,
+                      agentrt_error_t *err)
+{
+  const int theirs[] = { c->http_fd, c->socks_fd, c->netns_fd, c->resolv_fd,
+                         c->hosts_fd };
+  int *mine[] = { &m->egress.http, &m->egress.socks, &m->egress.netns,
+                  &m->egress.resolv, &m->egress.hosts };
+  size_t i;
+
+  if (m->req->egress == NULL)
+    return 0;
+  /* create closes its own fds: the sidecar gets copies (the listeners are
+   * already here when this monitor bound them) */
+  for (i = 0; i < 5; i++)
+    if (theirs[i] >= 0 && (*mine[i] = fcntl (theirs[i], F_DUPFD_CLOEXEC, 3)) < 0)
+      return agentrt_error (err, errno, "monitor: the egress fds");
+  if (monitor_start_sidecar (m) < 0)
+    return agentrt_error (err, errno, "start the egress sidecar");
+  return 0;
+}
+
+pid_t
+monitor_local_sidecar (const struct monitor *m)
+{
+  return m->sidecar;
+}
+
+void
+monitor_local_free (struct monitor *m)
+{
+  struct local_monitor *l = (struct local_monitor *) m;
+
+  if (m == NULL)
+    return;
+  monitor_stop_sidecar (m);
+  monitor_close_egress (m);
+  if (m->sidecar_pidfd >= 0)
+    close (m->sidecar_pidfd);
+  if (m->pidfd >= 0)
+    close (m->pidfd);
+  if (m->timerfd >= 0)
+    close (m->timerfd);
+  if (l->req.audit_fd >= 0)
+    close (l->req.audit_fd);
+  cgroup_watch_free (m->watch);
+  cgroup_free (m->cgroup);
+  free ((char *) l->req.id);
+  free ((char *) l->req.cgroup_path);
+  free ((char *) l->req.systemd_unit);
+  free ((char *) l->egress.allow);
+  free (l);
+}

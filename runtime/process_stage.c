@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/keyctl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -149,6 +150,9 @@ process_stage_prepare (const struct process_stage *ps, int procfd, char *exe,
   if (process_switch_user (p, cerr) < 0
       || process_enter_cwd (p, true, &cwd_deferred, cerr) < 0)
     return -1;
+  /* after the user switch, which clears it */
+  if (ps->die_with_parent && prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+    return child_error (cerr, errno, "prctl PR_SET_PDEATHSIG");
   if (p->no_new_privileges && load_seccomp (ps, cerr) < 0)
     return -1;
   return 0;

@@ -22,6 +22,8 @@ struct process_stage
   const struct seccomp_program *const *seccomp; /* in load order */
   size_t n_seccomp;
   bool terminal;
+  bool die_with_parent; /* `run` in the foreground is the container's
+                           monitor: the program must not outlive it */
   unsigned short console_rows;
   unsigned short console_cols;
 };

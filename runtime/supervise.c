@@ -13,6 +13,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "runtime/monitor_duties.h"
 #include "runtime/supervise.h"
 
 struct terminal
@@ -83,21 +84,27 @@ wait_for_monitor (pid_t monitor)
 
 /* Forwards signals and terminal data until pid exits. */
 static int
-forward_until_exit (pid_t pid, pid_t monitor, int sigfd, struct terminal *t)
+forward_until_exit (pid_t pid, pid_t monitor, struct monitor *local,
+                    int sigfd, struct terminal *t)
 {
   bool stdin_open = t->master >= 0;
   int status = 0;
 
   for (;;)
     {
-      struct pollfd p[3] = { { .fd = sigfd, .events = POLLIN },
+      struct pollfd p[5] = { { .fd = sigfd, .events = POLLIN },
                              { .fd = t->master, .events = POLLIN },
                              { .fd = stdin_open ? STDIN_FILENO : -1,
-                               .events = POLLIN } };
+                               .events = POLLIN },
+                             { .fd = -1 }, { .fd = -1 } };
       struct signalfd_siginfo si;
 
-      if (poll (p, 3, -1) < 0 && errno != EINTR)
+      if (local)
+        monitor_event_fds (local, p + 3);
+      if (poll (p, 5, -1) < 0 && errno != EINTR)
         return -1;
+      if (local)
+        monitor_on_events (local, p + 3);
       if ((p[1].revents & (POLLIN | POLLHUP)) && !pump (t->master, STDOUT_FILENO))
         t->master = -1; /* the pty closed: keep waiting for the exit */
       if ((p[2].revents & (POLLIN | POLLHUP)) && !pump (STDIN_FILENO, t->master))
@@ -122,11 +129,20 @@ forward_until_exit (pid_t pid, pid_t monitor, int sigfd, struct terminal *t)
               /* the monitor reads the exit status of the unreaped init */
               wait_for_monitor (monitor);
               waitpid (pid, &status, 0);
+              if (local)
+                monitor_record_exit (local, status);
               if (t->master >= 0)
                 while (pump (t->master, STDOUT_FILENO))
                   ;
               return WIFSIGNALED (status) ? 128 + WTERMSIG (status)
                                           : WEXITSTATUS (status);
+            }
+          if (local && si.si_pid == local->sidecar)
+            {
+              int st = 0;
+              waitpid (si.si_pid, &st, 0);
+              monitor_sidecar_exited (local, st);
+              continue;
             }
           waitpid (si.si_pid, NULL, 0);
         }
@@ -134,8 +150,8 @@ forward_until_exit (pid_t pid, pid_t monitor, int sigfd, struct terminal *t)
 }
 
 int
-supervise_process (pid_t pid, pid_t monitor, int pty_master,
-                   agentrt_error_t *err)
+supervise_process (pid_t pid, pid_t monitor, struct monitor *local,
+                   int pty_master, agentrt_error_t *err)
 {
   struct terminal t = { .master = pty_master };
   sigset_t all;
@@ -150,7 +166,7 @@ supervise_process (pid_t pid, pid_t monitor, int pty_master,
       terminal_raw (&t);
       resize (t.master);
     }
-  code = forward_until_exit (pid, monitor, sigfd, &t);
+  code = forward_until_exit (pid, monitor, local, sigfd, &t);
   terminal_restore (&t);
   close (sigfd);
   if (pty_master >= 0)

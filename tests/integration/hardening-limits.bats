@@ -87,3 +87,34 @@ teardown ()
   check_status 0
   [[ $output == *survived* ]] || fail "$output"
 }
+
+# `agentrt run` in the foreground is its container's monitor itself (no
+# process of its own): the limit events it sees are recorded before the
+# exit they caused, and the container does not outlive it.
+@test "hardening: under agentrt run, an OOM kill of the init is recorded before its exit" {
+  requires cgroup_memory
+  set_cmd attack balloon 256
+  rt run --bundle "$BUNDLE" "$CT_ID"
+  check_status 137
+  cat "$AUDIT_DIR/$CT_ID.jsonl" | jq -se 'map(.event) | index("limit") < index("exit")' >/dev/null \
+    || fail "$(cat "$AUDIT_DIR/$CT_ID.jsonl")"
+  audit_events exit | jq -e '.signal == 9' >/dev/null || fail "$(audit_events exit)"
+}
+
+@test "hardening: a container dies with its agentrt run, which is its monitor" {
+  local rpid init
+  set_cmd sleep 1000
+  "$RUNTIME" --root "$ROOT" "${RUNTIME_ARGS[@]}" run --bundle "$BUNDLE" "$CT_ID" \
+    </dev/null >/dev/null 2>&1 &
+  rpid=$!
+  wait_for_container "$CT_ID" running
+  init=$(ct_pid "$CT_ID")
+  [[ $(jq -r .monitorIsRun "$ROOT/$CT_ID/state.json") == true ]] || fail "$(cat "$ROOT/$CT_ID/state.json")"
+  ! pgrep -x agentrt-monitor -P "$rpid" >/dev/null || fail "a monitor process was forked"
+  kill -KILL "$rpid"
+  wait "$rpid" || true
+  local tries=50
+  while ((tries-- > 0)) && kill -0 "$init" 2>/dev/null; do sleep 0.1; done
+  ! kill -0 "$init" 2>/dev/null || fail "the container's init $init outlived agentrt run"
+  rt_ok delete --force "$CT_ID"
+}
