@@ -54,6 +54,8 @@ fi
 T=$(mktemp -d /tmp/agentrt-bench.XXXXXX)
 STATE=$T/state
 NETNS=agentrt-bench-$$
+# the network namespace the lifecycle's "-path" variants join by path
+PATH_NETNS=agentrt-bench-path-$$
 PIDS=()
 STEP=
 cleanup ()
@@ -77,6 +79,7 @@ cleanup ()
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
   ip netns del "$NETNS" 2>/dev/null
+  ip netns del "$PATH_NETNS" 2>/dev/null
   bench_state_dir_remove "$STATE"
   rm -rf --one-file-system "$T"
 }
@@ -118,6 +121,15 @@ bundle true '.process.args = ["/bin/true"]'
 bundle true-none '.process.args = ["/bin/true"] | .annotations["run.agentrt.egress"] = "none"'
 bundle sleep '.process.args = ["sleep", "100000"]'
 bundle sleep-none '.process.args = ["sleep", "100000"] | .annotations["run.agentrt.egress"] = "none"'
+# Joining a network namespace by path, as CRI and Podman's CNI hand it
+# (Docker's new namespace comes with a prestart hook: the same for agentrt).
+# Without egress agentrt then makes the agent's own namespace too, so the
+# "-path" pair differs only by the sidecar; the pair above (a new namespace
+# no hook configures) is egress=none's shortcut (docs/policy.md, `fresh`).
+JOIN_PATH='.linux.namespaces |= map(if .type == "network" then .path = $p else . end)'
+bundle sleep-none-path ".process.args = [\"sleep\", \"100000\"] | .annotations[\"run.agentrt.egress\"] = \"none\" | $JOIN_PATH" \
+  --arg p "/run/netns/$PATH_NETNS"
+bundle sleep-path ".process.args = [\"sleep\", \"100000\"] | $JOIN_PATH" --arg p "/run/netns/$PATH_NETNS"
 
 bench_policies "$T"
 
@@ -183,7 +195,9 @@ section_lifecycle ()
 {
   local v ns b rt=()
   section_header lifecycle "create, start, delete --force of sleep, $ROUNDS_LIFECYCLE interleaved rounds"
-  for v in runc crun agentrt agentrt-hard-none agentrt-hard; do
+  ip netns add "$PATH_NETNS"
+  for v in runc crun agentrt agentrt-hard-none agentrt-hard agentrt-hard-none-path \
+    agentrt-hard-path; do
     ns=- b=$T/sleep
     case $v in
       runc) rt=("$RUNC" --root "$STATE/root-runc") ;;
@@ -191,6 +205,8 @@ section_lifecycle ()
       agentrt) rt=("${AGENTRT_OFF[@]}") ;;
       agentrt-hard-none) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-none ;;
       agentrt-hard) rt=("${AGENTRT_HARD[@]}") ;;
+      agentrt-hard-none-path) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-none-path ;;
+      agentrt-hard-path) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-path ;;
     esac
     plan_line "$v" create "$ns" "${rt[@]}" create --bundle "$b" "l$v-@I@"
     plan_line "$v" start "$ns" "${rt[@]}" start "l$v-@I@"
@@ -202,7 +218,8 @@ section_lifecycle ()
   for step in create start delete ""; do
     python3 "$HERE/bench/summary.py" "$T/raw-lifecycle" --prefix lifecycle. ${step:+--step "$step"} \
       --ratio agentrt/runc --ratio agentrt/crun --ratio crun/runc \
-      --diff agentrt-hard-none:agentrt --diff agentrt-hard:agentrt-hard-none >&2
+      --diff agentrt-hard-none:agentrt --diff agentrt-hard:agentrt-hard-none \
+      --diff agentrt-hard-path:agentrt-hard-none-path >&2
   done
   log "   $(load) at the end"
 }
