@@ -1,8 +1,9 @@
 /* The per-container monitor: a small process the runtime leaves behind at
- * `create` for hardened containers.  It holds a pidfd of the container's
- * init and
- *  - makes the agent's network namespace while the init builds its mounts
- *    (`create` waits for that otherwise),
+ * `create` for hardened containers (`run` in the foreground is its own
+ * container's monitor: monitor_local_*).  It holds a pidfd of the
+ * container's init and
+ *  - prepares the agent's network namespace while the init builds its
+ *    mounts (`create` would wait for that otherwise),
  *  - enforces the wall-clock lifetime (kills the container, records why),
  *  - records limit events (OOM kills, the pids limit) from the cgroup,
  *  - starts the egress sidecar in the outside network namespace and
