@@ -607,9 +607,10 @@ open_name_file (struct create_ctx *ctx, const char *path)
 
 /* Hardened: the monitor starts just before the init is cloned, so that
  * its own start (and the agent's network namespace) overlaps the init's
- * and the cgroup move; it watches the init only once committed. */
+ * and the cgroup move; it watches the init only once committed.  It is a
+ * forked process, or `run` in the foreground itself. */
 static int
-fork_monitor (struct create_ctx *ctx, agentrt_error_t *err)
+start_monitor (struct create_ctx *ctx, agentrt_error_t *err)
 {
   const struct harden_directives *d = &ctx->hardening.result.directives;
   struct monitor_egress egress = {
@@ -629,6 +630,7 @@ fork_monitor (struct create_ctx *ctx, agentrt_error_t *err)
     .netns = monitor_netns_work (ctx),
   };
 
+  ctx->plan.init.netns_by_monitor = req.netns != MONITOR_NETNS_NONE;
   if (ctx->req->local_monitor)
     {
       /* `run` in the foreground watches its container itself */
@@ -740,8 +742,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
           || (ctx->born_cgroup_fd = cgroup_unified_fd (ctx->rb.cgroup, err)) < 0)
         return -1;
     }
-  ctx->plan.init.netns_by_monitor = monitor_netns_work (ctx) != MONITOR_NETNS_NONE;
-  if (ctx->hardening.enforced && fork_monitor (ctx, err) < 0)
+  if (ctx->hardening.enforced && start_monitor (ctx, err) < 0)
     return -1;
   if (make_exec_fifo (ctx, err) < 0 || spawn (ctx, err) < 0)
     return -1;
