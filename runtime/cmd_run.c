@@ -89,8 +89,7 @@ cmd_run (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
     }
   if (ro.detach)
     return 0;
-  code = supervise_process (out.pid, out.monitor, out.local_monitor,
-                            out.pty_master, err);
+  code = supervise_process (out.pid, out.local_monitor, out.pty_master, err);
   monitor_local_free (out.local_monitor);
   if (!ro.keep)
     delete_container (g, req.id);

@@ -30,7 +30,6 @@ struct create_request
 struct create_outcome
 {
   pid_t pid;                   /* the init: a child of this process */
-  pid_t monitor;               /* the monitor (a child too), 0 if none */
   struct monitor *local_monitor; /* with local_monitor, the caller's to run
                                     (monitor_local_*), NULL if none */
   int pty_master;              /* with keep_pty_master, else -1 */

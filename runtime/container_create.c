@@ -822,7 +822,6 @@ container_create (const struct global_options *g,
   else
     {
       out->pid = ctx.state.pid;
-      out->monitor = ctx.state.monitor_is_run ? 0 : ctx.state.monitor_pid;
       out->local_monitor = ctx.rb.local_monitor;
       out->pty_master = ctx.pty_master;
       cgroup_free (ctx.rb.cgroup);

@@ -370,5 +370,5 @@ container_exec (const struct global_options *g, const struct exec_options *o,
     }
   if (o->detach)
     return 0;
-  return supervise_process (ctx.pid, 0, NULL, ctx.pty_master, err);
+  return supervise_process (ctx.pid, NULL, ctx.pty_master, err);
 }

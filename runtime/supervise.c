@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -71,21 +70,10 @@ pump (int from, int to)
   return true;
 }
 
-static void
-wait_for_monitor (pid_t monitor)
-{
-  int fd = monitor > 0 ? (int) syscall (SYS_pidfd_open, monitor, 0) : -1;
-  struct pollfd p = { .fd = fd, .events = POLLIN };
-  if (fd < 0)
-    return;
-  poll (&p, 1, 2000);
-  close (fd);
-}
-
 /* Forwards signals and terminal data until pid exits. */
 static int
-forward_until_exit (pid_t pid, pid_t monitor, struct monitor *local,
-                    int sigfd, struct terminal *t)
+forward_until_exit (pid_t pid, struct monitor *local, int sigfd,
+                    struct terminal *t)
 {
   bool stdin_open = t->master >= 0;
   int status = 0;
@@ -126,8 +114,6 @@ forward_until_exit (pid_t pid, pid_t monitor, struct monitor *local,
             break;
           if (si.si_pid == pid)
             {
-              /* the monitor reads the exit status of the unreaped init */
-              wait_for_monitor (monitor);
               waitpid (pid, &status, 0);
               if (local)
                 monitor_record_exit (local, status);
@@ -150,8 +136,8 @@ forward_until_exit (pid_t pid, pid_t monitor, struct monitor *local,
 }
 
 int
-supervise_process (pid_t pid, pid_t monitor, struct monitor *local,
-                   int pty_master, agentrt_error_t *err)
+supervise_process (pid_t pid, struct monitor *local, int pty_master,
+                   agentrt_error_t *err)
 {
   struct terminal t = { .master = pty_master };
   sigset_t all;
@@ -166,7 +152,7 @@ supervise_process (pid_t pid, pid_t monitor, struct monitor *local,
       terminal_raw (&t);
       resize (t.master);
     }
-  code = forward_until_exit (pid, monitor, local, sigfd, &t);
+  code = forward_until_exit (pid, local, sigfd, &t);
   terminal_restore (&t);
   close (sigfd);
   if (pty_master >= 0)

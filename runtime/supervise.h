@@ -11,13 +11,11 @@
 struct monitor;
 
 /* The caller must have blocked every signal (sigprocmask) before pid was
- * created, and pid must be its child.  monitor (0: none) is the
- * container's monitor when it is a child too: it gets to read the exit
- * status before pid is reaped.  local, when not NULL, is the monitor
- * `run` is itself (monitor_local_new): its events are served here, and
- * the exit is recorded through it.  pty_master may be -1.  Returns the
- * exit status (128+N for a signal) or < 0. */
-int supervise_process (pid_t pid, pid_t monitor, struct monitor *local,
-                       int pty_master, agentrt_error_t *err);
+ * created, and pid must be its child.  local, when not NULL, is the
+ * container's monitor `run` is itself (monitor_local_new): its events are
+ * served here, and the exit is recorded through it.  pty_master may be -1.
+ * Returns the exit status (128+N for a signal) or < 0. */
+int supervise_process (pid_t pid, struct monitor *local, int pty_master,
+                       agentrt_error_t *err);
 
 #endif
