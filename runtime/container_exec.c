@@ -54,7 +54,6 @@ exec_child_main (void *arg, struct child_error *cerr)
   struct exec_child *child = arg;
   char exe[4096];
   struct sync_msg msg;
-  const struct sync_msg ready = { .type = SYNC_READY };
 
   if (sync_expect (child->stage.sync_sock, SYNC_CGROUP_DONE, &msg, NULL, NULL,
                    cerr) < 0)
@@ -64,7 +63,7 @@ exec_child_main (void *arg, struct child_error *cerr)
   if (process_stage_prepare (&child->stage, child->procfd, exe, sizeof exe,
                              cerr) < 0)
     return -1;
-  if (sync_send_plain (child->stage.sync_sock, &ready) < 0)
+  if (sync_send_simple (child->stage.sync_sock, SYNC_READY, 0) < 0)
     return child_error (cerr, errno, "sync: ready");
   process_stage_exec (&child->stage, exe);
 }

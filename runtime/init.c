@@ -245,7 +245,6 @@ int
 init_container (void *arg, struct child_error *cerr)
 {
   struct init_plan *plan = arg;
-  const struct sync_msg ready = { .type = SYNC_READY };
   char exe[4096];
   int procfd = -1;
 
@@ -260,7 +259,7 @@ init_container (void *arg, struct child_error *cerr)
   if (write_sysctls (plan, procfd, cerr) < 0
       || process_stage_prepare (&plan->stage, procfd, exe, sizeof exe, cerr) < 0)
     return -1;
-  if (sync_send_plain (plan->stage.sync_sock, &ready) < 0)
+  if (sync_send_simple (plan->stage.sync_sock, SYNC_READY, 0) < 0)
     return child_error (cerr, errno, "sync: ready");
   close (plan->stage.sync_sock);
 

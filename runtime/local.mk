@@ -77,10 +77,13 @@ agentrt_LDADD = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	libpolicyfile.a libegress.a liboci.a libcommon.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
-runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan
+runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
+	tests/unit/test-runtime-sync
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
 tests_unit_test_runtime_paths_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_plan_SOURCES = tests/unit/test-runtime-plan.c
 tests_unit_test_runtime_plan_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_sync_SOURCES = tests/unit/test-runtime-sync.c
+tests_unit_test_runtime_sync_LDADD = $(RUNTIME_TEST_LIBS)

@@ -438,13 +438,14 @@ monitor_local_new (const struct monitor_request *req, agentrt_error_t *err)
     }
   monitor_duties_init (&l->m, &l->req);
   l->req.audit_fd = fcntl (req->audit_fd, F_DUPFD_CLOEXEC, 3);
-  if (l->req.audit_fd < 0 || monitor_arm_lifetime (&l->m) < 0)
-    {
-      agentrt_error (err, errno, "monitor: arm the lifetime timer");
-      monitor_local_free (&l->m);
-      return NULL;
-    }
-  return &l->m;
+  if (l->req.audit_fd < 0)
+    agentrt_error (err, errno, "monitor: the audit file");
+  else if (monitor_arm_lifetime (&l->m) < 0)
+    agentrt_error (err, errno, "monitor: arm the lifetime timer");
+  else
+    return &l->m;
+  monitor_local_free (&l->m);
+  return NULL;
 }
 
 int

@@ -129,7 +129,7 @@ spawn_child_fail (int sock, const struct child_error *cerr)
   memset (&msg, 0, sizeof msg);
   msg.type = SYNC_ERROR;
   msg.error = *cerr;
-  sync_send_plain (sock, &msg);
+  sync_send (sock, &msg, NULL, 0);
   _exit (1);
 }
 

@@ -20,6 +20,18 @@ sync_send (int sock, const struct sync_msg *msg, const int *fds, int nfds)
   struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
   ssize_t n;
 
+  /* Plain write(2) when no fd travels: it is what a seccomp filter loaded
+   * just before the last messages is most likely to allow.  (A seqpacket
+   * socket whose peer is gone fails with EPIPE, without SIGPIPE.) */
+  if (nfds == 0)
+    {
+      do
+        n = write (sock, msg, sizeof *msg);
+      while (n < 0 && errno == EINTR);
+      if (n < 0)
+        return -errno;
+      return n == (ssize_t) sizeof *msg ? 0 : -EIO;
+    }
   if (nfds > 0)
     {
       struct cmsghdr *c;
@@ -113,18 +125,6 @@ sync_recv_from (int sock, struct sync_msg *msg, int *fds, int *nfds,
   if (n != (ssize_t) sizeof *msg || (mh.msg_flags & MSG_TRUNC))
     return -EIO;
   return 0;
-}
-
-int
-sync_send_plain (int sock, const struct sync_msg *msg)
-{
-  ssize_t n;
-  do
-    n = write (sock, msg, sizeof *msg);
-  while (n < 0 && errno == EINTR);
-  if (n < 0)
-    return -errno;
-  return n == (ssize_t) sizeof *msg ? 0 : -EIO;
 }
 
 int

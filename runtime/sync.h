@@ -46,13 +46,9 @@ struct sync_msg
   struct child_error error;
 };
 
-/* Sends msg with nfds fds; -errno on failure.  A peer that is gone is
- * -EPIPE, never a SIGPIPE (MSG_NOSIGNAL). */
+/* Sends msg with nfds fds; -errno on failure: a peer that is gone is
+ * -EPIPE (seqpacket: no SIGPIPE). */
 int sync_send (int sock, const struct sync_msg *msg, const int *fds, int nfds);
-/* The container's side once its seccomp filter may be loaded: plain
- * write(2), what a filter is most likely to allow.  A peer that is gone
- * raises SIGPIPE, which ends a process with no one left to report to. */
-int sync_send_plain (int sock, const struct sync_msg *msg);
 /* Receives one message; fds receive up to SYNC_MAX_FDS descriptors (set to -1
  * when absent; received fds are O_CLOEXEC).  Returns -EPIPE on EOF. */
 int sync_recv (int sock, struct sync_msg *msg, int *fds, int *nfds);
@@ -67,7 +63,7 @@ int sync_enable_credentials (int sock);
 /* A message already queued, without waiting (-EAGAIN when none). */
 int sync_recv_nowait (int sock, struct sync_msg *msg);
 
-/* A message with only a type and value (sync_send). */
+/* Convenience: a message with only a type and value. */
 int sync_send_simple (int sock, enum sync_type type, int32_t value);
 /* Receives and checks the type; an SYNC_ERROR is copied to cerr. */
 int sync_expect (int sock, enum sync_type type, struct sync_msg *msg, int *fds,
