@@ -30,7 +30,6 @@ struct container_state
                             it ends with the container, nobody stops it */
   pid_t sidecar_pid;     /* egress proxy; 0 when the container has none */
   uint64_t sidecar_start;
-  bool created_new_netns; /* the bundle had its own network namespace */
   bool host_mount_ns;    /* no mount namespace: the rootfs mounts are the
                             runtime's, unmounted at delete */
   /* What the hardening decided, for later commands (exec, the monitor,

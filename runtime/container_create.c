@@ -490,7 +490,8 @@ finish_setup (struct create_ctx *ctx, agentrt_error_t *err)
   ctx->hook_state[1] = dup (ctx->hook_state[0]);
   if (ctx->hook_state[1] < 0)
     return agentrt_error (err, errno, "dup");
-  if (monitor_netns_work (ctx) == MONITOR_NETNS_MAKE
+  if (ctx->plan.init.netns_by_monitor
+      && ctx->plan.init.agent_netns == AGENT_NETNS_INNER
       && (ctx->agent_netns_fd = monitor_agent_netns (&ctx->monitor, err)) < 0)
     return -1;
   memset (&msg, 0, sizeof msg);
@@ -562,8 +563,6 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
   po->egress_listeners = d->egress == HARDEN_EGRESS_PROXY
                          && d->netns != HARDEN_NETNS_SHARED;
   st->hardened = true;
-  st->created_new_netns = d->netns == HARDEN_NETNS_BUNDLE
-                          || d->netns == HARDEN_NETNS_FRESH;
   st->egress = xstrdup (harden_egress_name (d->egress));
   st->egress_allow = xstrdup (d->egress_allow ? d->egress_allow : "");
   st->env_keep = str_list_join (&d->env_keep, ",");

@@ -84,7 +84,7 @@ test_round_trip (void)
     .pid = 4242, .pid_start = 123456789012ULL, .created = "2024-05-01T10:00:00.123456789Z",
     .owner = "", .cgroup_path = "/agentrt/agent-1", .systemd_unit = "agentrt-agent-1.scope",
     .cgroup_owned = true, .cgroup_pending = true, .monitor_pid = 4240, .monitor_start = 99, .monitor_is_run = true, .sidecar_pid = 4241,
-    .sidecar_start = 100, .created_new_netns = true,
+    .sidecar_start = 100,
   };
   struct kv kv[] = { { "run.agentrt.egress", "proxy" }, { "k", "v\n\"" } };
   agentrt_error_t err = NULL;
@@ -106,7 +106,7 @@ test_round_trip (void)
   CHECK (back->pid == 4242 && back->pid_start == 123456789012ULL);
   CHECK (back->monitor_pid == 4240 && back->sidecar_pid == 4241 && back->sidecar_start == 100);
   CHECK (back->monitor_is_run);
-  CHECK (back->cgroup_owned && back->cgroup_pending && back->created_new_netns);
+  CHECK (back->cgroup_owned && back->cgroup_pending);
   CHECK_STR_EQ (back->systemd_unit, "agentrt-agent-1.scope");
   CHECK_STR_EQ (kv_list_get (&back->annotations, "k"), "v\n\"");
   again = container_state_to_json (back, &err);
