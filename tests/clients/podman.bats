@@ -166,32 +166,68 @@ host_cgroup ()
   [[ $(audit_exit_status "$id") == 3 ]]
 }
 
-# tty_run STATUS CMD [INPUT]: `podman run --rm -it IMAGE CMD` under
-# script(1), which gives podman a terminal, INPUT typed in; STATUS is the
-# exit status the container is to end with.  Twice on CI (never in some
-# 250 runs here, loaded or not, with agentrt or runc) podman hung with
-# nothing printed: when it does (pm's 60 s timeout), what agentrt and the
-# engine had done goes to the TAP output (whether agentrt saw the container
-# exit, its state, the audit events, the engine's processes), and the run
-# is tried once more; a second hang fails the test.
+# tty_run CMD [INPUT]: `podman run --rm -it IMAGE CMD` under script(1),
+# which gives podman a terminal, INPUT typed in; sets bats' status and
+# output.  Podman runs with --log-level=debug, so its output says how far
+# it got.  On CI (never in some 250 runs here, loaded or not, with agentrt
+# or runc) podman sometimes hung with nothing printed: a run still going
+# after TTY_WAIT seconds is examined while it hangs (podman's progress,
+# agentrt's state and audit events, the container's and the engine's
+# processes with where each one waits, conmon's fds), the
+# evidence goes to the TAP output, the container is removed and the run is
+# tried once more; a second hang fails the test.
+TTY_WAIT=${TTY_WAIT:-20}
 tty_run ()
 {
-  local want=$1 cmd=$2 input=${3:-} cidfile=$T/cid.tty attempt id
+  local cmd=$1 input=${2:-} cidfile=$T/cid.tty out=$T/tty.out attempt pid id hung
   for attempt in 1 2; do
+    hung=
     rm -f "$cidfile"
-    run script -qec "$T/pm run --rm -it --cidfile $cidfile --cgroup-parent /$CG_PARENT $IMAGE $cmd" /dev/null \
-      < <(printf '%s' "$input")
-    [[ $status -eq 124 && $attempt -eq 1 ]] || return 0
-    id=$(cat "$cidfile" 2>/dev/null)
-    {
-      echo "podman run -it hung (attempt $attempt), output: ${output@Q}"
-      echo "agentrt saw the container exit with: $(audit_exit_status "$id" 2>&1) (expected $want)"
-      echo "agentrt state: $("$RUNTIME" --root "$AGENTRT_ROOT" state "$id" 2>&1)"
-      echo "audit: $(jq -sc 'map([.time, .event, .status // empty])' "$AUDIT_DIR/$id.jsonl" 2>&1)"
-      pm ps --all --no-trunc 2>&1
-      ps -eo pid,ppid,stat,etimes,args --forest | grep -E 'conmon|agentrt|podman' | grep -v grep
-    } | sed 's/^/# /' >&3
-    pm rm --force --time 0 "$id" >/dev/null 2>&1
+    script -qec "$T/pm --log-level=debug run --rm -it --cidfile $cidfile --cgroup-parent /$CG_PARENT $IMAGE $cmd" /dev/null \
+      < <(printf '%s' "$input") >"$out" 2>&1 &
+    pid=$!
+    wait_gone "$pid" "$TTY_WAIT" || {
+      hung=1
+      id=$(cat "$cidfile" 2>/dev/null)
+      tty_hang_evidence "$attempt" "$id" "$out" | sed 's/^/# /' >&3
+      pm rm --force --time 0 "$id" >/dev/null 2>&1
+    }
+    wait "$pid"
+    status=$?
+    output=$(<"$out")
+    [[ -n $hung ]] || return 0
+  done
+}
+
+# wait_gone PID SECONDS: true once PID has exited, false if it is still
+# there after SECONDS.
+wait_gone ()
+{
+  local tries=$(($2 * 10))
+  while kill -0 "$1" 2>/dev/null; do
+    (( --tries > 0 )) || return 1
+    sleep 0.1
+  done
+}
+
+# tty_hang_evidence ATTEMPT ID OUT: what a hung `podman run -it` and the
+# runtime under it are doing.
+tty_hang_evidence ()
+{
+  local attempt=$1 id=$2 out=$3 init p
+  echo "podman run -it still running after ${TTY_WAIT}s (attempt $attempt), container ${id:-unknown}"
+  echo "--- podman's output so far:"
+  tr -d '\r' <"$out" | tail -n 40
+  echo "--- agentrt state: $("$RUNTIME" --root "$AGENTRT_ROOT" state "$id" 2>&1 | tr -d '\n')"
+  echo "--- audit: $(jq -sc 'map([.time, .event, .status // empty])' "$AUDIT_DIR/$id.jsonl" 2>&1)"
+  pm ps --all --no-trunc 2>&1
+  echo "--- processes (pid ppid pgid stat wchan):"
+  ps -eo pid,ppid,pgid,stat,wchan:24,etimes,args | awk '{ n = $7; sub(".*/", "", n) }
+    n ~ /^(conmon|agentrt|agentrt-egress|podman|script|timeout|sleep)$/ || (n == "sh" && $8 == "-c")' 
+  init=$("$RUNTIME" --root "$AGENTRT_ROOT" state "$id" 2>/dev/null | jq -r '.pid // empty')
+  [[ -n $init ]] && echo "--- init $init: $(grep -E '^(State|SigBlk|SigIgn|SigCgt)' /proc/"$init"/status 2>&1 | tr '\n' ' ')"
+  for p in $(pgrep -x conmon); do
+    echo "--- conmon $p fds:"; ls -l /proc/"$p"/fd 2>&1 | awk 'NR > 1 { print $9, $10, $11 }'
   done
 }
 
@@ -200,12 +236,12 @@ tty_run ()
   # prints at once is sometimes lost, with runc as well (containers/podman
   # #9859; 10 of 40 runs with runc here), hence the pause before the first
   # output
-  tty_run 5 "sh -c 'sleep 1; tty; test -t 0 && echo stdin-is-a-tty; exit 5'"
+  tty_run "sh -c 'sleep 1; tty; test -t 0 && echo stdin-is-a-tty; exit 5'"
   check_status 5
   [[ $output == *"/dev/pts/0"* ]] || fail "no tty in: $output"
   has_text stdin-is-a-tty
   # typed input reaches the shell, the shell's exit status comes back
-  tty_run 7 sh $'echo typed-$((6 * 7))\nexit 7\n'
+  tty_run sh $'echo typed-$((6 * 7))\nexit 7\n'
   check_status 7
   has_text typed-42
 }
