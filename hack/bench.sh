@@ -11,7 +11,9 @@
 #              tinyproxy: throughput, CPU per GiB, added time per new
 #              connection, memory idle and with 500 tunnels; once started
 #              directly (the proxy alone) and once as a container's sidecar
-#              (curl and netbench inside a hardened container)
+#              (curl and netbench inside a hardened container); new
+#              connections also through netbench's minimal relay, the
+#              reference for what relaying costs on the machine
 # --quick: a few iterations of everything (CI smoke: the figures mean
 # nothing then).  Figures are medians of interleaved rounds and ratios of
 # runtimes measured in the same run; the script judges nothing and exits 0
@@ -232,7 +234,7 @@ section_lifecycle ()
 # agentrt container whose sidecar is allowed to reach the server.
 section_egress ()
 {
-  local port=18080 tp_port=18081 eg_port=18082 id=egress-bench
+  local port=18080 tp_port=18081 eg_port=18082 relay_port=18084 id=egress-bench
   section_header egress "$(numfmt --to=iec "$EGRESS_BYTES") downloads, new connections, memory"
   ip netns add "$NETNS"
   ip -n "$NETNS" link set lo up
@@ -254,6 +256,11 @@ EOF
   "${inns[@]}" tinyproxy -d -c "$T/tinyproxy.conf" &
   PIDS+=($!)
   local tp_pid=$!
+  # The reference for what relaying costs per connection here: netbench's
+  # minimal relay (blocking, one connection at a time, no checks).
+  "${inns[@]}" "$T/netbench" relay "$relay_port" "$port" &
+  PIDS+=($!)
+  local relay_pid=$!
   "${inns[@]}" sleep 1000000 &
   PIDS+=($!)
   "${inns[@]}" python3 "$AGENTRT_TOP/tests/egress/launch.py" --proxy "$EGRESS_BIN" \
@@ -290,6 +297,7 @@ EOF
   step python3 "$HERE/bench/egress.py" --netbench "$T/netbench" --netns "/run/netns/$NETNS" \
     --port "$port" --server-pid "$server_pid" --bytes "$EGRESS_BYTES" "${EGRESS_ARGS[@]}" \
     --proxy "agentrt-egress:$eg_port:$eg_pid" --proxy "tinyproxy:$tp_port:$tp_pid" \
+    --reference "minimal-relay:$relay_port:$relay_pid" \
     --container "sidecar:$sc_pid" --exec "${AGENTRT_HARD[*]} exec $id" \
     --kv "$T/raw-egress.kv" >&2
   "${AGENTRT_HARD[@]}" delete --force "$id"

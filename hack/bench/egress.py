@@ -105,7 +105,8 @@ def throughput(a, targets, kv, tool):
 
 
 def connections(a, targets, kv):
-    """a.conn_rounds x a.conns sequential new connections per target."""
+    """a.conn_rounds x a.conns sequential new connections per target (the
+    references too)."""
     samples = {t.name: [] for t in targets}
     cpus = {t.name: 0.0 for t in targets}
     for t in targets:  # warm up
@@ -160,6 +161,8 @@ def main():
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--server-pid", type=int, required=True)
     p.add_argument("--proxy", action="append", default=[])
+    # NAME:PORT:PID, measured for new connections only (one at a time)
+    p.add_argument("--reference", action="append", default=[])
     p.add_argument("--container")
     p.add_argument("--exec", dest="exec_")
     p.add_argument("--bytes", type=int, default=GIB)
@@ -180,11 +183,16 @@ def main():
         targets.append(Target(name, SIDECAR_PORT, int(pid), shlex.split(a.exec_),
                               "/bin/netbench"))
 
+    references = []
+    for spec in a.reference:
+        name, port, pid = spec.split(":")
+        references.append(Target(name, int(port), int(pid), inns, a.netbench))
+
     kv = []
     memory(a, targets, kv)
     throughput(a, targets, kv, "netbench")
     throughput(a, targets, kv, "curl")
-    connections(a, targets, kv)
+    connections(a, targets + references, kv)
     with open(a.kv, "w") as f:
         for k, v in kv:
             f.write("%s %s\n" % (k, v))

@@ -15,7 +15,13 @@
  *       round trip of one byte, close; prints each one's microseconds.
  *   netbench hold VIA PORT N
  *       opens N echo connections (one round trip each), prints "ready",
- *       keeps them open until stdin reaches EOF. */
+ *       keeps them open until stdin reaches EOF.
+ *   netbench relay PORT TARGET
+ *       the least a user-space CONNECT relay can do, the reference for
+ *       what a proxy adds per connection: one connection at a time,
+ *       blocking calls, the request read once and not looked at, TARGET
+ *       connected, 200 sent, bytes copied both ways until both ends
+ *       closed.  No parsing, no policy, no audit, no timeouts. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -23,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -323,6 +330,56 @@ hold (int via, int port, int n)
   free (fds);
 }
 
+/* Copies what one end sent to the other until both ends have closed. */
+static void
+relay_copy (int a, int b)
+{
+  struct pollfd p[2] = { { .fd = a, .events = POLLIN }, { .fd = b, .events = POLLIN } };
+  int open = 2;
+
+  while (open > 0 && poll (p, 2, -1) > 0)
+    for (int i = 0; i < 2; i++)
+      {
+        ssize_t r;
+
+        if (p[i].revents == 0)
+          continue;
+        r = recv (p[i].fd, buf, BUF, 0);
+        if (r > 0 && send (p[1 - i].fd, buf, (size_t) r, MSG_NOSIGNAL) == r)
+          continue;
+        shutdown (p[1 - i].fd, SHUT_WR);
+        p[i].fd = -1;
+        open--;
+      }
+}
+
+static void
+relay (int port, int target)
+{
+  struct sockaddr_in a = loopback (port), t = loopback (target);
+  int lfd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+  static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+  setsockopt (lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof (one));
+  if (bind (lfd, (struct sockaddr *) &a, sizeof (a)) < 0 || listen (lfd, 128) < 0)
+    die ("listen");
+  for (;;)
+    {
+      int c = accept4 (lfd, NULL, NULL, SOCK_CLOEXEC), u;
+
+      if (c < 0)
+        continue;
+      setsockopt (c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof (one));
+      u = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      setsockopt (u, IPPROTO_TCP, TCP_NODELAY, &one, sizeof (one));
+      if (recv (c, buf, BUF, 0) > 0 && connect (u, (struct sockaddr *) &t, sizeof (t)) == 0
+          && send (c, ok, sizeof (ok) - 1, MSG_NOSIGNAL) > 0)
+        relay_copy (c, u);
+      close (c);
+      close (u);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -336,10 +393,12 @@ main (int argc, char **argv)
     conns (via, atoi (argv[3]), atoi (argv[4]));
   else if (argc == 5 && strcmp (argv[1], "hold") == 0)
     hold (via, atoi (argv[3]), atoi (argv[4]));
+  else if (argc == 4 && strcmp (argv[1], "relay") == 0)
+    relay (atoi (argv[2]), atoi (argv[3]));
   else
     {
       fprintf (stderr, "usage: netbench serve PORT | get VIA PORT BYTES | conns VIA PORT N"
-                       " | hold VIA PORT N\n");
+                       " | hold VIA PORT N | relay PORT TARGET\n");
       return 2;
     }
   return 0;

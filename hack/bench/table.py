@@ -62,6 +62,7 @@ ROWS = [
     ("egress.conn.sidecar.added_ms", "sidecar adds per connection (from a container), ms",
      "<= 0.15", lambda v: v <= 0.15),
     ("egress.conn.tinyproxy.added_ms", "tinyproxy adds per connection, ms", "", None),
+    ("egress.conn.minimal-relay.added_ms", "a minimal relay adds per connection, ms", "", None),
     ("egress.conn.agentrt-egress.cpu_us", "agentrt-egress CPU per connection, us", "", None),
     ("egress.mem.agentrt-egress.rss_idle_KiB", "agentrt-egress RSS idle, KiB", "", None),
     ("egress.mem.agentrt-egress.pss_idle_KiB", "agentrt-egress PSS idle, KiB", "< 2048",

@@ -536,10 +536,11 @@ conn_accept (struct egress *eg, int lfd, enum conn_kind kind)
         }
       else if ((c = conn_new (eg, fd, kind)) != NULL)
         {
-          /* The listeners defer accept until data came: read it now.  A
-           * new socket's send buffer is empty: a reply made at once (the
-           * CONNECT's 200) goes out without waiting for epoll's first
-           * EPOLLOUT; EAGAIN would still clear the flag. */
+          /* The client talks first and mostly has by now: read at once
+           * (EAGAIN clears the flag until the edge).  A new socket's send
+           * buffer is empty: a reply made at once (the CONNECT's 200)
+           * goes out without waiting for epoll's first EPOLLOUT; EAGAIN
+           * would still clear the flag. */
           c->client.readable = c->client.writable = true;
           conn_pump (c);
         }

@@ -200,11 +200,11 @@ check_listener (int fd, const char *what, agentrt_error_t *err)
     return agentrt_error (err, errno, "%s fd %d", what, fd);
   if (!listening || type != SOCK_STREAM || (domain != AF_INET && domain != AF_INET6))
     return agentrt_error (err, EINVAL, "%s fd %d is not a listening TCP socket", what, fd);
-  /* Both protocols start with the client talking: wake up only then.
-   * Accepted sockets inherit TCP_NODELAY and the congestion control from
+  /* Accepted sockets inherit TCP_NODELAY and the congestion control from
    * the listener: the agent's side is loopback, where pacing and BBR's
-   * model only cost CPU (the outer side keeps the host's default). */
-  (void) setsockopt (fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &(int){ 5 }, sizeof (int));
+   * model only cost CPU (the outer side keeps the host's default).  No
+   * TCP_DEFER_ACCEPT: a deferred accept made each new connection cost
+   * more (10-20 us in A/B runs of `netbench conns`), not less. */
   (void) setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof (int));
   (void) setsockopt (fd, IPPROTO_TCP, TCP_CONGESTION, "reno", 4);
   flags = fcntl (fd, F_GETFL);

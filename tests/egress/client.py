@@ -17,8 +17,8 @@
   client.py garbage HTTP_PORT SOCKS_PORT SECONDS
                                   sends mutated requests (random bytes,
                                   cuts, byte-at-a-time, resets) for SECONDS
-(The listeners use TCP_DEFER_ACCEPT: a client that sends nothing at all is
-held by the kernel and never reaches the proxy.)"""
+A client that sends nothing at all is closed by the same handshake
+timeout as `idle`'s."""
 import random
 import socket
 import struct
