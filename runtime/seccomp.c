@@ -18,6 +18,7 @@
 #include "common/xalloc.h"
 #include "runtime/seccomp.h"
 #include "runtime/seccomp_enosys.h"
+#include "runtime/seccomp_ranges.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
@@ -90,6 +91,11 @@ struct compile
   bool notify;
   struct seen_rule *seen;
   size_t n_seen;
+  /* The ranges prologue's syscalls (sorted), and which numbers they are. */
+  uint32_t *ranged;
+  size_t n_ranged;
+  bool *is_ranged; /* by native number, n_is_ranged entries */
+  size_t n_is_ranged;
 };
 
 /* OCI operator -> libseccomp's; -1 when unknown. */
@@ -252,23 +258,33 @@ resolve_flags (const struct compile *c, unsigned int *flags,
   return 0;
 }
 
+/* The libseccomp token of an SCMP_ARCH_* name, 0 when unknown. */
+static uint32_t
+arch_token (const char *name)
+{
+  size_t i;
+
+  for (i = 0; i < N_ELEMENTS (arch_table); i++)
+    if (strcmp (arch_table[i].name, name) == 0)
+      return arch_table[i].token;
+  return 0;
+}
+
 static int
 add_architectures (const struct compile *c, agentrt_error_t *err)
 {
   const struct str_list *archs = &c->seccomp->architectures;
-  size_t i, j;
+  size_t i;
 
   for (i = 0; i < archs->len; i++)
     {
-      for (j = 0; j < N_ELEMENTS (arch_table); j++)
-        if (strcmp (arch_table[j].name, archs->items[i]) == 0)
-          break;
-      if (j == N_ELEMENTS (arch_table))
+      uint32_t token = arch_token (archs->items[i]);
+      if (token == 0)
         return agentrt_error (err, 0,
                               "%sarchitectures[%zu]: unknown architecture "
                               "`%s`",
                               c->prefix, i, archs->items[i]);
-      int ret = seccomp_arch_add (c->ctx, arch_table[j].token);
+      int ret = seccomp_arch_add (c->ctx, token);
       if (ret < 0 && ret != -EEXIST)
         return agentrt_error (err, -ret, "%sarchitectures[%zu]: add `%s`",
                               c->prefix, i, archs->items[i]);
@@ -368,6 +384,8 @@ add_syscall (struct compile *c, size_t r, size_t j, uint32_t action,
                               c->prefix, r, j, name));
       return 0;
     }
+  if (nr >= 0 && (size_t) nr < c->n_is_ranged && c->is_ranged[nr])
+    return 0; /* the ranges prologue allows it */
   track_shadowing (c, r, j, nr, action, rule->n_args > 0);
   if (!split)
     ret = seccomp_rule_add_array (c->ctx, action, nr,
@@ -488,14 +506,13 @@ collect_max_numbers (const struct compile *c, struct enosys_arch *archs,
 
   archs[n++] = (struct enosys_arch){ .token = seccomp_arch_native () };
   for (i = 0; i < s->architectures.len && n < max_archs; i++)
-    for (a = 0; a < N_ELEMENTS (arch_table); a++)
-      if (strcmp (arch_table[a].name, s->architectures.items[i]) == 0)
-        {
-          for (j = 0; j < n && archs[j].token != arch_table[a].token; j++)
-            ;
-          if (j == n)
-            archs[n++] = (struct enosys_arch){ .token = arch_table[a].token };
-        }
+    {
+      uint32_t token = arch_token (s->architectures.items[i]);
+      for (j = 0; j < n && archs[j].token != token; j++)
+        ;
+      if (token && j == n)
+        archs[n++] = (struct enosys_arch){ .token = token };
+    }
   for (a = 0; a < n; a++)
     for (r = 0; r < s->n_syscalls; r++)
       for (j = 0; j < s->syscalls[r].names.len; j++)
@@ -506,6 +523,70 @@ collect_max_numbers (const struct compile *c, struct enosys_arch *archs,
             archs[a].max_nr = (uint32_t) nr;
         }
   return n;
+}
+
+/* Whether the filter is for the native architecture alone: other
+ * architectures need libseccomp's rule for every name. */
+static bool
+native_only (const struct compile *c)
+{
+  const struct str_list *archs = &c->seccomp->architectures;
+  size_t i;
+
+  for (i = 0; i < archs->len; i++)
+    if (arch_token (archs->items[i]) != seccomp_arch_native ())
+      return false;
+  return true;
+}
+
+/* The syscalls for the ranges prologue: allowed by a rule without
+ * conditions and named by no other rule (whose action or conditions would
+ * have to be weighed against it), in a filter that denies by default. */
+static void
+collect_ranged (struct compile *c)
+{
+  const struct oci_seccomp *s = c->seccomp;
+  cleanup_free unsigned *uses = NULL;
+  cleanup_free bool *plain_allow = NULL;
+  size_t n_nrs = 0, r, j, nr;
+
+  if (c->default_action == SCMP_ACT_ALLOW || !native_only (c))
+    return;
+  for (r = 0; r < s->n_syscalls; r++)
+    for (j = 0; j < s->syscalls[r].names.len; j++)
+      {
+        int k = seccomp_syscall_resolve_name (s->syscalls[r].names.items[j]);
+        if (k < 0)
+          continue;
+        if ((size_t) k >= n_nrs)
+          {
+            size_t n = (size_t) k + 1;
+            uses = xreallocarray (uses, n, sizeof (*uses));
+            plain_allow = xreallocarray (plain_allow, n, sizeof (*plain_allow));
+            memset (uses + n_nrs, 0, (n - n_nrs) * sizeof (*uses));
+            memset (plain_allow + n_nrs, 0, (n - n_nrs) * sizeof (*plain_allow));
+            n_nrs = n;
+          }
+        uses[k]++;
+        plain_allow[k] = s->syscalls[r].action == OCI_SECCOMP_ACT_ALLOW
+                         && s->syscalls[r].n_args == 0;
+      }
+  for (nr = 0; nr < n_nrs; nr++)
+    if (uses[nr] == 1 && plain_allow[nr])
+      {
+        c->ranged = xreallocarray (c->ranged, c->n_ranged + 1,
+                                   sizeof (*c->ranged));
+        c->ranged[c->n_ranged++] = (uint32_t) nr;
+      }
+  if (seccomp_ranges_length (c->ranged, c->n_ranged) == 0)
+    {
+      c->n_ranged = 0;
+      return;
+    }
+  c->is_ranged = xzalloc (n_nrs * sizeof (*c->is_ranged));
+  c->n_is_ranged = n_nrs;
+  for (j = 0; j < c->n_ranged; j++)
+    c->is_ranged[c->ranged[j]] = true;
 }
 
 static bool
@@ -538,17 +619,21 @@ compile_filter (struct compile *c, struct sock_filter **insns, size_t *len,
     }
   if (export_bpf (c->ctx, insns, len, err) < 0)
     return -1;
-  if (!default_denies (c->default_action))
+  if (default_denies (c->default_action))
     {
-      if (*len > BPF_MAXINSNS)
-        return agentrt_error (err, 0,
-                              "seccomp: the filter has %zu instructions, the "
-                              "kernel accepts at most %d",
-                              *len, BPF_MAXINSNS);
-      return 0;
+      n_archs = collect_max_numbers (c, archs, N_ELEMENTS (archs));
+      if (seccomp_enosys_prepend (insns, len, archs, n_archs, err) < 0)
+        return -1;
     }
-  n_archs = collect_max_numbers (c, archs, N_ELEMENTS (archs));
-  return seccomp_enosys_prepend (insns, len, archs, n_archs, err);
+  if (c->n_ranged)
+    return seccomp_ranges_prepend (insns, len, seccomp_arch_native (),
+                                   c->ranged, c->n_ranged, err);
+  if (*len > BPF_MAXINSNS)
+    return agentrt_error (err, 0,
+                          "seccomp: the filter has %zu instructions, the "
+                          "kernel accepts at most %d",
+                          *len, BPF_MAXINSNS);
+  return 0;
 }
 
 /* Checks of the object as a whole, before compiling any rule. */
@@ -587,6 +672,14 @@ struct seccomp_program *
 seccomp_compile (const struct oci_seccomp *seccomp, const char *path,
                  struct str_list *notes, agentrt_error_t *err)
 {
+  return seccomp_compile_layout (seccomp, path, notes, true, err);
+}
+
+struct seccomp_program *
+seccomp_compile_layout (const struct oci_seccomp *seccomp, const char *path,
+                        struct str_list *notes, bool ranges,
+                        agentrt_error_t *err)
+{
   cleanup_free char *prefix = xasprintf ("%s%s", path, path[0] ? "." : "");
   struct compile c = { .seccomp = seccomp, .prefix = prefix, .notes = notes };
   cleanup_free struct sock_filter *insns = NULL;
@@ -603,11 +696,15 @@ seccomp_compile (const struct oci_seccomp *seccomp, const char *path,
       agentrt_error (err, 0, "seccomp: seccomp_init failed");
       return NULL;
     }
+  if (ranges)
+    collect_ranged (&c);
   ret = compile_filter (&c, &insns, &len, err);
   if (ret == 0)
     ret = resolve_flags (&c, &flags, err);
   seccomp_release (c.ctx);
   free (c.seen);
+  free (c.ranged);
+  free (c.is_ranged);
   if (ret < 0)
     return NULL;
   program = xzalloc (sizeof (*program));

@@ -40,7 +40,11 @@ struct seccomp_program
  * the profile; several conditions on the same argument become separate rules
  * (OR), which is refused when it would widen what the rule allows.
  * SCMP_ACT_NOTIFY is refused as the default action and for `sendmsg` and
- * `write`, which the child needs to hand the listener over.
+ * `write`, which the child needs to hand the listener over.  In a filter
+ * for the native architecture alone, the syscalls allowed unconditionally
+ * and named by no other rule are checked by number ranges ahead of
+ * libseccomp's program (seccomp_ranges.h): the same decisions, a shorter
+ * program.
  *
  * `notes`, when not NULL, receives one line per skipped name or shadowed
  * rule, for the caller to log at debug level.  Returns NULL with *err set. */
@@ -48,6 +52,12 @@ struct seccomp_program *seccomp_compile (const struct oci_seccomp *seccomp,
                                          const char *path,
                                          struct str_list *notes,
                                          agentrt_error_t *err);
+
+/* seccomp_compile, with the ranges prologue or without it (libseccomp's
+ * layout alone: what tests compare the prologue's decisions with). */
+struct seccomp_program *seccomp_compile_layout (
+    const struct oci_seccomp *seccomp, const char *path,
+    struct str_list *notes, bool ranges, agentrt_error_t *err);
 
 /* Copies a program built elsewhere (the cache).  `insns` has `len` entries. */
 struct seccomp_program *seccomp_program_new (const struct sock_filter *insns,

@@ -5,6 +5,8 @@ noinst_LIBRARIES += libseccompfilter.a
 libseccompfilter_a_SOURCES = \
 	runtime/seccomp.c runtime/seccomp.h \
 	runtime/seccomp_enosys.c runtime/seccomp_enosys.h \
+	runtime/seccomp_asm.c runtime/seccomp_asm.h \
+	runtime/seccomp_ranges.c runtime/seccomp_ranges.h \
 	runtime/seccomp_load.c runtime/seccomp_load.h \
 	runtime/seccomp_notify.c runtime/seccomp_notify.h \
 	runtime/seccomp_cache.c runtime/seccomp_cache.h
@@ -19,13 +21,20 @@ seccomp_test_ldadd = libseccompfilter.a liboci.a libcommon.a \
 seccomp_test_cppflags = $(AM_CPPFLAGS) \
 	-DSECCOMP_PROFILE_DIR='"$(top_srcdir)/seccomp-profiles"'
 seccomp_tests = tests/unit/test-seccomp-compile tests/unit/test-seccomp-load \
-	tests/unit/test-seccomp-cache tests/unit/test-seccomp-notify
+	tests/unit/test-seccomp-cache tests/unit/test-seccomp-notify \
+	tests/unit/test-seccomp-ranges
 check_PROGRAMS += $(seccomp_tests)
 TESTS += $(seccomp_tests)
-tests_unit_test_seccomp_compile_SOURCES = tests/unit/test-seccomp-compile.c
+tests_unit_test_seccomp_compile_SOURCES = tests/unit/test-seccomp-compile.c \
+	tests/unit/seccomp_test.h
 tests_unit_test_seccomp_compile_CPPFLAGS = $(seccomp_test_cppflags)
 tests_unit_test_seccomp_compile_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
 tests_unit_test_seccomp_compile_LDADD = $(seccomp_test_ldadd)
+tests_unit_test_seccomp_ranges_SOURCES = tests/unit/test-seccomp-ranges.c \
+	tests/unit/seccomp_test.h
+tests_unit_test_seccomp_ranges_CPPFLAGS = $(seccomp_test_cppflags)
+tests_unit_test_seccomp_ranges_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
+tests_unit_test_seccomp_ranges_LDADD = $(seccomp_test_ldadd)
 tests_unit_test_seccomp_load_SOURCES = tests/unit/test-seccomp-load.c
 tests_unit_test_seccomp_load_CPPFLAGS = $(seccomp_test_cppflags)
 tests_unit_test_seccomp_load_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)

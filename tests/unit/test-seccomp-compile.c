@@ -31,6 +31,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "runtime/seccomp.h"
+#include "tests/unit/seccomp_test.h"
 #include "tests/unit/unit.h"
 
 #define PROFILE SECCOMP_PROFILE_DIR "/agent-default.json"
@@ -52,79 +53,6 @@ skip_note (const char *what)
 {
   printf ("SKIP %s: %s (seccomp(2) unavailable here, e.g. under valgrind)\n",
           unit_current, what);
-}
-
-/* ---- a classic-BPF interpreter for the instructions seccomp filters use */
-
-static bool eval_failed;
-
-static uint32_t
-bpf_eval (const struct seccomp_program *p, const struct seccomp_data *d)
-{
-  uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
-  size_t pc = 0;
-
-  while (pc < p->len)
-    {
-      const struct sock_filter *f = &p->insns[pc++];
-      uint32_t k = f->k;
-      bool jump;
-
-      switch (f->code)
-        {
-        case BPF_LD | BPF_W | BPF_ABS:
-          if (k % 4 || k + 4 > sizeof (*d))
-            goto bad;
-          memcpy (&a, (const char *) d + k, 4);
-          continue;
-        case BPF_LD | BPF_MEM:
-          a = mem[k % BPF_MEMWORDS];
-          continue;
-        case BPF_LDX | BPF_MEM:
-          x = mem[k % BPF_MEMWORDS];
-          continue;
-        case BPF_ST:
-          mem[k % BPF_MEMWORDS] = a;
-          continue;
-        case BPF_STX:
-          mem[k % BPF_MEMWORDS] = x;
-          continue;
-        case BPF_ALU | BPF_AND | BPF_K:
-          a &= k;
-          continue;
-        case BPF_MISC | BPF_TAX:
-          x = a;
-          continue;
-        case BPF_MISC | BPF_TXA:
-          a = x;
-          continue;
-        case BPF_RET | BPF_K:
-          return k;
-        case BPF_RET | BPF_A:
-          return a;
-        case BPF_JMP | BPF_JA:
-          pc += k;
-          continue;
-        case BPF_JMP | BPF_JEQ | BPF_K:
-          jump = a == k;
-          break;
-        case BPF_JMP | BPF_JGT | BPF_K:
-          jump = a > k;
-          break;
-        case BPF_JMP | BPF_JGE | BPF_K:
-          jump = a >= k;
-          break;
-        case BPF_JMP | BPF_JSET | BPF_K:
-          jump = (a & k) != 0;
-          break;
-        default:
-          goto bad;
-        }
-      pc += jump ? f->jt : f->jf;
-    }
-bad:
-  eval_failed = true;
-  return 0xdeadbeef;
 }
 
 static uint32_t
@@ -646,19 +574,6 @@ test_features (void)
 }
 
 /* ---- agent-default.json, decided by the interpreter */
-
-static char *
-read_text (const char *path, size_t *len)
-{
-  FILE *f = fopen (path, "re");
-  char *buf = xmalloc (1 << 20);
-
-  *len = f ? fread (buf, 1, (1 << 20) - 1, f) : 0;
-  if (f)
-    fclose (f);
-  buf[*len] = '\0';
-  return buf;
-}
 
 static struct seccomp_program *
 compile_agent_default (struct oci_seccomp **out, struct str_list *notes)
