@@ -541,14 +541,15 @@ native_only (const struct compile *c)
 
 /* The syscalls for the ranges prologue: allowed by a rule without
  * conditions and named by no other rule (whose action or conditions would
- * have to be weighed against it), in a filter that denies by default. */
+ * have to be weighed against it), in a filter whose default is not to
+ * allow; none when the prologue would not be shorter. */
 static void
 collect_ranged (struct compile *c)
 {
   const struct oci_seccomp *s = c->seccomp;
   cleanup_free unsigned *uses = NULL;
   cleanup_free bool *plain_allow = NULL;
-  size_t n_nrs = 0, r, j, nr;
+  size_t n_nrs = 0, r, j, nr, len;
 
   if (c->default_action == SCMP_ACT_ALLOW || !native_only (c))
     return;
@@ -578,7 +579,11 @@ collect_ranged (struct compile *c)
                                    sizeof (*c->ranged));
         c->ranged[c->n_ranged++] = (uint32_t) nr;
       }
-  if (seccomp_ranges_length (c->ranged, c->n_ranged) == 0)
+  /* libseccomp spends at least one instruction per syscall: a prologue no
+   * longer than the syscalls it takes never makes the program longer (nor
+   * past the kernel's limit). */
+  len = seccomp_ranges_length (c->ranged, c->n_ranged);
+  if (len == 0 || len > c->n_ranged)
     {
       c->n_ranged = 0;
       return;
