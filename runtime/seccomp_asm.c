@@ -32,16 +32,16 @@ bpf_asm_emit (struct bpf_asm *a, uint16_t code, uint32_t k, int jt, int jf)
   a->insns[a->len++] = (struct bpf_asm_insn){ code, k, jt, jf };
 }
 
-/* Relative offset from the instruction after `pc` to `label`. */
+/* Relative offset from the instruction after `pc` to `label`; negative
+ * (refused) for a label never marked. */
 static long
 offset_to (const struct bpf_asm *a, size_t pc, int label)
 {
-  long pos;
-
   if (label == BPF_ASM_NEXT)
     return 0;
-  pos = a->label_pos[label] < 0 ? (long) a->len : a->label_pos[label];
-  return pos - (long) (pc + 1);
+  if (a->label_pos[label] < 0)
+    return -1;
+  return (long) a->label_pos[label] - (long) (pc + 1);
 }
 
 static int
@@ -60,7 +60,10 @@ link_program (const struct bpf_asm *a, struct sock_filter *out)
         continue;
       if (BPF_OP (in->code) == BPF_JA)
         {
-          o->k = (uint32_t) offset_to (a, pc, in->jt);
+          long k = offset_to (a, pc, in->jt);
+          if (k < 0)
+            return -1;
+          o->k = (uint32_t) k;
           continue;
         }
       jt = offset_to (a, pc, in->jt);

@@ -36,10 +36,11 @@ void bpf_asm_emit (struct bpf_asm *a, uint16_t code, uint32_t k, int jt,
                    int jf);
 
 /* Replaces *insns (malloc'd, *len entries) with the assembled prologue
- * followed by the original program; labels never marked mean the first
- * instruction of the original program.  Fails when a conditional jump does
- * not fit in 8 bits or the result exceeds BPF_MAXINSNS; `what` names the
- * prologue in the error. */
+ * followed by the original program (a label marked after the last
+ * instruction is the original program's first).  Fails when a jump goes
+ * to a label never marked, a conditional jump does not fit in 8 bits or
+ * the result exceeds BPF_MAXINSNS; `what` names the prologue in the
+ * error. */
 int bpf_asm_prepend (const struct bpf_asm *a, struct sock_filter **insns,
                      size_t *len, const char *what, agentrt_error_t *err);
 
