@@ -146,6 +146,9 @@ await_go (struct monitor *m)
 
   await_runtime (m, SYNC_MONITOR_GO, &msg, fds, &nfds);
   flags = msg.flags;
+  if (nfds != __builtin_popcount (flags & ~MONITOR_GO_LISTENERS)
+                  + (flags & MONITOR_GO_LISTENERS ? 2 : 0))
+    report_and_exit (m->sock, EPROTO, "monitor: the runtime's go lacks fds");
   if (flags & MONITOR_GO_NETNS)
     m->egress.netns = fds[i++];
   if (flags & MONITOR_GO_RESOLV)
@@ -157,8 +160,6 @@ await_go (struct monitor *m)
       m->egress.http = fds[i++];
       m->egress.socks = fds[i++];
     }
-  if (i != nfds)
-    report_and_exit (m->sock, EPROTO, "monitor: the runtime's go lacks fds");
 }
 
 /* The monitor and the sidecar outlive the command that started them: they
