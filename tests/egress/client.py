@@ -8,17 +8,16 @@
                                   SOCKS5 greeting and request (ATYP 1, 3
                                   or 4); prints "reply N"
   client.py socks-auth PORT       offers only username/password auth
-  client.py hold PORT N           opens N connections that send the start
-                                  of a request, then one more, and prints
-                                  the extra one's reply
-  client.py idle PORT             connects, sends the start of a request
-                                  and then nothing, prints how long the
-                                  proxy took to close
+  client.py hold PORT N [mute]    opens N connections that send the start
+                                  of a request (mute: nothing), then one
+                                  more, and prints the extra one's reply
+  client.py idle PORT [mute]      connects, sends the start of a request
+                                  (mute: nothing) and then nothing, prints
+                                  how long the proxy took to close
   client.py garbage HTTP_PORT SOCKS_PORT SECONDS
                                   sends mutated requests (random bytes,
                                   cuts, byte-at-a-time, resets) for SECONDS
-A client that sends nothing at all is closed by the same handshake
-timeout as `idle`'s."""
+"""
 import random
 import socket
 import struct
@@ -79,10 +78,10 @@ def socks_auth(port):
     print("method %d" % s.recv(2)[1])
 
 
-def hold(port, n):
+def hold(port, n, first=b"GET "):
     conns = [connect(port) for _ in range(n)]
     for c in conns:
-        c.sendall(b"GET ")
+        c.sendall(first)
     time.sleep(0.5)
     extra = connect(port)
     extra.sendall(b"GET http://web.test/ HTTP/1.1\r\nHost: web.test\r\n\r\n")
@@ -92,9 +91,9 @@ def hold(port, n):
         c.close()
 
 
-def idle(port):
+def idle(port, first=b"GET "):
     s = connect(port)
-    s.sendall(b"GET ")
+    s.sendall(first)
     s.settimeout(30)
     t0 = time.time()
     read_all(s)
@@ -157,6 +156,11 @@ def garbage(http_port, socks_port, seconds):
     print("sent %d" % n)
 
 
+def mute(rest):
+    """`mute` after the arguments: the client sends nothing at all."""
+    return [b""] if rest == ["mute"] else []
+
+
 def main():
     mode, port = sys.argv[1], int(sys.argv[2])
     if mode == "raw":
@@ -166,9 +170,9 @@ def main():
     elif mode == "socks-auth":
         socks_auth(port)
     elif mode == "hold":
-        hold(port, int(sys.argv[3]))
+        hold(port, int(sys.argv[3]), *mute(sys.argv[4:]))
     elif mode == "idle":
-        idle(port)
+        idle(port, *mute(sys.argv[3:]))
     elif mode == "garbage":
         garbage(port, int(sys.argv[3]), int(sys.argv[4]))
 

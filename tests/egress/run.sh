@@ -229,6 +229,10 @@ expect "direct UDP send from the agent fails" "unreachable" "$out"
 # --- limits -------------------------------------------------------------------
 expect "beyond --max-conns: 503" "503" "$(A python3 "$HERE/client.py" hold 3128 30)"
 expect "handshake timeout closes a silent client" "closed after 2 s" "$(A python3 "$HERE/client.py" idle 3128)"
+# Clients that connect and send nothing at all hold slots too (no deferred
+# accept), and are closed by the same timeout.
+expect "beyond --max-conns with mute clients: 503" "503" "$(A python3 "$HERE/client.py" hold 3128 30 mute)"
+expect "handshake timeout closes a mute client" "closed after 2 s" "$(A python3 "$HERE/client.py" idle 3128 mute)"
 
 # --- hostile clients ----------------------------------------------------------
 A python3 "$HERE/client.py" garbage 3128 1080 10 >/dev/null
