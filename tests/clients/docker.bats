@@ -95,15 +95,17 @@ logged ()
   has_line $'Seccomp:\t2'
 }
 
+# script(1) starts $SHELL -c: pinned, so that CI (dash) and a bash login
+# here run the client alike (see tty_run in podman.bats)
 @test "docker run -it: a terminal through the shim" {
-  run script -qec "$DOCKER_CLI run --rm -it --runtime agentrt $IMAGE sh -c 'tty; test -t 0 && echo stdin-is-a-tty; exit 5'" /dev/null </dev/null
+  run env SHELL=/bin/sh script -qec "$DOCKER_CLI run --rm -it --runtime agentrt $IMAGE sh -c 'tty; test -t 0 && echo stdin-is-a-tty; exit 5'" /dev/null </dev/null
   check_status 5
   has_text /dev/pts/0
   has_text stdin-is-a-tty
   # typed input comes from a file: script(1) of util-linux 2.38 sometimes
   # exits 0 whatever the command's status when its input is a pipe
   printf 'echo typed-$((6 * 7))\nexit 7\n' >"$T/tty.in"
-  run script -qec "$DOCKER_CLI run --rm -it --runtime agentrt $IMAGE sh" /dev/null <"$T/tty.in"
+  run env SHELL=/bin/sh script -qec "$DOCKER_CLI run --rm -it --runtime agentrt $IMAGE sh" /dev/null <"$T/tty.in"
   check_status 7
   has_text typed-42
 }

@@ -62,7 +62,7 @@ EOF
   # script, so that `script` can run it too)
   cat >"$T/pm" <<EOF
 #!/bin/sh
-exec timeout -k 5 60 nsenter --net="$ENGINE_NS" -- \\
+exec timeout \${PM_TTY:+--foreground} -k 5 60 nsenter --net="$ENGINE_NS" -- \\
   podman --runtime "$RUNTIME" --runtime-flag "policy=$POLICY" "\$@"
 EOF
   chmod +x "$T/pm"
@@ -168,83 +168,18 @@ host_cgroup ()
 
 # tty_run CMD [INPUT]: `podman run --rm -it IMAGE CMD` under script(1),
 # which gives podman a terminal, INPUT typed in; sets bats' status and
-# output.  The input is a file: script(1) from util-linux 2.38 sometimes
-# exits 0 whatever the command's status when its input is a pipe.  On CI (never in some 250 runs here, loaded or not, with agentrt
-# or runc) podman sometimes hung with nothing printed.  A run still going
-# after TTY_WAIT seconds is examined while it hangs (tty_hang_evidence, on
-# the TAP output), then its container is removed and the run is tried
-# once more; a second hang fails the test.
-TTY_WAIT=${TTY_WAIT:-20}
+# output.  pm's timeout runs in the foreground (PM_TTY): by default timeout
+# puts podman in a process group of its own, a background group on the
+# terminal, and podman making the terminal raw is stopped by SIGTTOU for
+# good; that was CI's hang, whose script(1) starts dash (which forks the
+# command) where bash here exec'd it.  SHELL is pinned so that both see the
+# same.  The input is a file: script(1) from util-linux 2.38 sometimes
+# exits 0 whatever the command's status when its input is a pipe.
 tty_run ()
 {
-  local cmd=$1 cidfile=$T/cid.tty in=$T/tty.in out=$T/tty.out attempt pid id hung
-  printf '%s' "${2:-}" >"$in"
-  for attempt in 1 2; do
-    hung=
-    rm -f "$cidfile"
-    script -qec "$T/pm run --rm -it --cidfile $cidfile --cgroup-parent /$CG_PARENT $IMAGE $cmd" /dev/null \
-      <"$in" >"$out" 2>&1 &
-    pid=$!
-    wait_gone "$pid" "$TTY_WAIT" || {
-      hung=1
-      id=$(cat "$cidfile" 2>/dev/null)
-      tty_hang_evidence "$attempt" "$id" "$out" | sed 's/^/# /' >&3
-      wait_gone "$pid" 1 || pm rm --force --time 0 "$id" >/dev/null 2>&1
-    }
-    status=0
-    wait "$pid" || status=$?
-    output=$(<"$out")
-    [[ -n $hung ]] || return 0
-  done
-}
-
-# wait_gone PID SECONDS: true once PID has exited, false if it is still
-# there after SECONDS.
-wait_gone ()
-{
-  local tries=$(($2 * 10))
-  while kill -0 "$1" 2>/dev/null; do
-    (( --tries > 0 )) || return 1
-    sleep 0.1
-  done
-}
-
-# tty_hang_evidence ATTEMPT ID OUT: what a hung `podman run -it` and the
-# runtime under it are doing: podman's events and view of the container,
-# agentrt's state, audit events and log, the processes of both with where each
-# one waits, conmon's fds; then conmon's exit command (`podman container
-# cleanup`, whose failure leaves `podman run` waiting for ever when conmon
-# stays an unreaped zombie, as under this VM's pid 1) is run by hand, and
-# podman is sent SIGQUIT: unless it proxies that to a running container,
-# Go prints where every goroutine waits.
-tty_hang_evidence ()
-{
-  local attempt=$1 id=$2 out=$3 init p timeout podman
-  echo "podman run -it still running after ${TTY_WAIT}s (attempt $attempt), container ${id:-unknown}"
-  echo "--- output so far: $(tr -d '\r' <"$out" | tail -c 2000)"
-  echo "--- podman's events: $(jq -c 'select(.ID == "'"$id"'") | [.Time, .Status, .ContainerExitCode // empty]' \
-    "$T/podman/events.log" 2>&1 | tr '\n' ' ')"
-  echo "--- podman inspect: $(pm inspect --format '{{.State.Status}} exit={{.State.ExitCode}} error={{.State.Error}} conmon={{.State.ConmonPid}}' "$id" 2>&1)"
-  echo "--- exit file: $(cat "$T/podman/tmp/exits/$id" 2>&1)"
-  echo "--- agentrt state: $("$RUNTIME" --root "$AGENTRT_ROOT" state "$id" 2>&1 | jq -c '{status, pid}' 2>&1)"
-  echo "--- audit: $(jq -sc 'map([.time, .event, .status // empty])' "$AUDIT_DIR/$id.jsonl" 2>&1)"
-  echo "--- agentrt's log: $(cat "$T/podman/run/overlay-containers/$id/userdata/oci-log" 2>&1)"
-  echo "--- processes (pid ppid pgid stat wchan etimes args):"
-  ps -eo pid,ppid,pgid,stat,wchan:24,etimes,args | awk '{ n = $7; sub(".*/", "", n) }
-    n ~ /^(conmon|agentrt|agentrt-egress|podman|script|timeout|sleep)$/ || (n == "sh" && $8 == "-c")' |
-    cut -c1-220
-  init=$("$RUNTIME" --root "$AGENTRT_ROOT" state "$id" 2>/dev/null | jq -r '.pid // 0')
-  [[ $init -gt 0 ]] && echo "--- init $init: $(grep -E '^(State|SigIgn|SigCgt)' "/proc/$init/status" 2>&1 | tr '\n' ' ')"
-  for p in $(pgrep -x conmon); do
-    echo "--- conmon $p ($(ps -o stat= -p "$p")) fds: $(ls -l "/proc/$p/fd" 2>&1 | awk 'NR > 1 { print $9 "=" $11 }' | tr '\n' ' ')"
-  done
-  echo "--- podman container cleanup --rm by hand: $(pm container cleanup --rm "$id" 2>&1; echo " (exit $?)")"
-  timeout=$(pgrep -P "$pid" -x timeout) && podman=$(pgrep -P "$timeout" -x podman) && {
-    kill -QUIT "$podman"
-    sleep 1
-    echo "--- podman after SIGQUIT:"
-    tr -d '\r' <"$out" | grep -A14 -E '^goroutine 1 |^SIGQUIT' | head -40
-  }
+  printf '%s' "${2:-}" >"$T/tty.in"
+  run env SHELL=/bin/sh PM_TTY=1 \
+    script -qec "$T/pm run --rm -it --cgroup-parent /$CG_PARENT $IMAGE $1" /dev/null <"$T/tty.in"
 }
 
 @test "podman run -it: a terminal through conmon" {
