@@ -101,8 +101,9 @@ task_status ()
   [[ ! -e $CTR_ROOT/$CTR_NS/one-$CLIENTS_TAG ]]
 }
 
+# SHELL pinned for script(1), as in podman.bats' tty_run
 @test "ctr run -t: a terminal through the shim" {
-  run script -qec "ctr --address $CTR_ADDRESS --namespace $CTR_NS run --rm -t --runc-binary $WRAPPER --runc-root $CTR_ROOT --fifo-dir $T/fifo --cgroup /$CG_PARENT/tty $IMAGE tty-$CLIENTS_TAG sh -c 'tty; test -t 0 && echo stdin-is-a-tty; exit 5'" /dev/null </dev/null
+  run env SHELL=/bin/sh script -qec "ctr --address $CTR_ADDRESS --namespace $CTR_NS run --rm -t --runc-binary $WRAPPER --runc-root $CTR_ROOT --fifo-dir $T/fifo --cgroup /$CG_PARENT/tty $IMAGE tty-$CLIENTS_TAG sh -c 'tty; test -t 0 && echo stdin-is-a-tty; exit 5'" /dev/null </dev/null
   check_status 5
   has_text /dev/pts/0
   has_text stdin-is-a-tty
