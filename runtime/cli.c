@@ -12,6 +12,7 @@
 #include "common/cleanup.h"
 #include "oci/policy_file.h"
 #include "runtime/cli.h"
+#include "runtime/cli_help.h"
 #include "runtime/cloned_binary.h"
 #include "runtime/commands.h"
 #include "runtime/log.h"
@@ -67,6 +68,42 @@ usage (FILE *out)
            DEFAULT_ROOT);
   for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\n`agentrt help COMMAND` or `agentrt COMMAND --help`: its "
+                "options\n");
+}
+
+static bool
+is_help_flag (const char *arg)
+{
+  return arg && (strcmp (arg, "--help") == 0 || strcmp (arg, "-help") == 0
+                 || strcmp (arg, "-h") == 0);
+}
+
+/* `help [COMMAND]`, or COMMAND's first argument asks for help: prints the
+ * usage (exit 0); an unknown command is an error.  Returns -1 when the
+ * arguments are not a request for help. */
+static int
+help_request (int argc, char **argv, agentrt_error_t *err)
+{
+  const char *text;
+
+  if (strcmp (argv[0], "help") != 0)
+    {
+      if (argc < 2 || !is_help_flag (argv[1]))
+        return -1;
+      text = cli_help_text (argv[0]);
+    }
+  else if (argc < 2)
+    {
+      usage (stdout);
+      return 0;
+    }
+  else if ((text = cli_help_text (argv[1])) == NULL)
+    return agentrt_error (err, 0, "help: unknown command `%s`", argv[1]), 1;
+  if (text == NULL)
+    return -1;
+  fputs (text, stdout);
+  return 0;
 }
 
 static void
@@ -185,6 +222,13 @@ cli_main (int argc, char **argv)
     {
       usage (stderr);
       return 1;
+    }
+  r = help_request (argc - first, argv + first, &err);
+  if (r >= 0)
+    {
+      if (r > 0)
+        log_error_message (err->msg);
+      return r;
     }
   for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp (argv[first], commands[i].name) == 0)

@@ -7,6 +7,7 @@ libruntime_a_SOURCES = \
 	runtime/caps.c runtime/caps.h \
 	runtime/child_error.c runtime/child_error.h \
 	runtime/cli.c runtime/cli.h \
+	runtime/cli_help.c runtime/cli_help.h \
 	runtime/cloned_binary.c runtime/cloned_binary.h \
 	runtime/cmd_create.c runtime/cmd_create_options.c \
 	runtime/cmd_create_options.h runtime/cmd_list.c runtime/cmd_run.c \
