@@ -36,6 +36,9 @@ struct exec_child
 {
   struct process_stage stage;
   int procfd;
+  /* --ignore-paused into a frozen container: the process joins the cgroup
+   * (and freezes with it) only once it is set up and about to exec. */
+  bool join_late;
 };
 
 static int
@@ -55,8 +58,9 @@ exec_child_main (void *arg, struct child_error *cerr)
   char exe[4096];
   struct sync_msg msg;
 
-  if (sync_expect (child->stage.sync_sock, SYNC_CGROUP_DONE, &msg, NULL, NULL,
-                   cerr) < 0)
+  if (!child->join_late
+      && sync_expect (child->stage.sync_sock, SYNC_CGROUP_DONE, &msg, NULL,
+                      NULL, cerr) < 0)
     return -1;
   if (child->stage.terminal && process_stage_terminal (&child->stage, false, cerr) < 0)
     return -1;
@@ -65,6 +69,10 @@ exec_child_main (void *arg, struct child_error *cerr)
     return -1;
   if (sync_send_simple (child->stage.sync_sock, SYNC_READY, 0) < 0)
     return child_error (cerr, errno, "sync: ready");
+  if (child->join_late
+      && sync_expect (child->stage.sync_sock, SYNC_CGROUP_DONE, &msg, NULL,
+                      NULL, cerr) < 0)
+    return -1;
   process_stage_exec (&child->stage, exe);
 }
 
@@ -200,6 +208,7 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
   if (status == STATUS_PAUSED && !o->ignore_paused)
     return agentrt_error (err, 0, "cannot exec in a paused container "
                           "(use --ignore-paused to override)");
+  ctx->child.join_late = status == STATUS_PAUSED;
   ctx->config = container_config (ctx->c, err);
   if (ctx->config == NULL)
     return -1;
@@ -259,9 +268,22 @@ open_container_cgroup (struct exec_ctx *ctx, bool *born, agentrt_error_t *err)
   layout = cgroup_layout_host (err);
   if (layout == NULL)
     return NULL;
-  *born = cgroup_clone_into_possible (layout, st->systemd_unit != NULL);
+  *born = !ctx->child.join_late
+          && cgroup_clone_into_possible (layout, st->systemd_unit != NULL);
   return cgroup_open (layout, st->cgroup_path, st->systemd_unit,
                       st->cgroup_owned, err);
+}
+
+/* Puts the process in the container's cgroup (CG NULL: it was cloned into
+ * it, or there is none) and tells it so. */
+static int
+join_cgroup (struct exec_ctx *ctx, struct cgroup *cg, agentrt_error_t *err)
+{
+  if (cg && cgroup_add_pid (cg, ctx->pid, err) < 0)
+    return -1;
+  if (sync_send_simple (ctx->sock, SYNC_CGROUP_DONE, 0) < 0)
+    return agentrt_error (err, errno, "sync: the exec'd process exited");
+  return 0;
 }
 
 static int
@@ -297,14 +319,14 @@ spawn_and_setup (struct exec_ctx *ctx, agentrt_error_t *err)
   ctx->child.stage.sync_sock = sr.child_sock = pair[1];
   ctx->pid = spawn_init (&sr, err);
   close (pair[1]);
-  if (ctx->pid > 0 && cg && !born)
-    r = cgroup_add_pid (cg, ctx->pid, err);
+  if (ctx->pid < 0)
+    r = -1;
+  else if (ctx->child.join_late)
+    r = serve_child (ctx, err) < 0 ? -1 : join_cgroup (ctx, cg, err);
+  else if ((r = join_cgroup (ctx, born ? NULL : cg, err)) == 0)
+    r = serve_child (ctx, err);
   cgroup_free (cg);
-  if (ctx->pid < 0 || r < 0)
-    return -1;
-  if (sync_send_simple (ctx->sock, SYNC_CGROUP_DONE, 0) < 0)
-    return agentrt_error (err, errno, "sync: the exec'd process exited");
-  if (serve_child (ctx, err) < 0)
+  if (r < 0)
     return -1;
   return ctx->opts->pid_file
              ? container_write_pid_file (ctx->opts->pid_file, ctx->pid, err)

@@ -256,11 +256,24 @@ signal_init (struct container *c, int sig, agentrt_error_t *err)
   return 0;
 }
 
+/* A v1 freezer keeps killed tasks frozen, undead, until it thaws (as
+ * runc does, SIGKILL thaws a paused container; v2 kills frozen tasks, and
+ * the thaw is then a no-op).  The kill itself is what was asked: a thaw
+ * that fails is only logged, and the wait for the exit reports it. */
+static void
+thaw_killed (struct cgroup *cg)
+{
+  cleanup_error agentrt_error_t err = NULL;
+
+  if (cg && cgroup_frozen (cg, &err) > 0 && cgroup_thaw (cg, &err) < 0)
+    log_warning ("thaw the killed container: %s", err->msg);
+}
+
 int
 container_kill (struct container *c, int sig, bool all, agentrt_error_t *err)
 {
   enum container_status status = container_status (c);
-  struct cgroup *cg;
+  struct cgroup *cg = NULL;
   int r;
 
   if (status == STATUS_STOPPED)
@@ -269,12 +282,15 @@ container_kill (struct container *c, int sig, bool all, agentrt_error_t *err)
         return 0; /* engines send `kill --all ID 9` after the exit */
       return agentrt_error (err, ESRCH, "container not running");
     }
-  if (!all)
-    return signal_init (c, sig, err);
-  cg = container_cgroup (c, err);
-  if (cg == NULL)
-    return *err ? -1 : signal_init (c, sig, err);
-  r = cgroup_kill_all (cg, sig, err);
+  if (all || (sig == SIGKILL && status == STATUS_PAUSED))
+    {
+      cg = container_cgroup (c, err);
+      if (cg == NULL && *err)
+        return -1;
+    }
+  r = all && cg ? cgroup_kill_all (cg, sig, err) : signal_init (c, sig, err);
+  if (r == 0 && sig == SIGKILL)
+    thaw_killed (cg);
   cgroup_free (cg);
   return r;
 }
@@ -290,9 +306,11 @@ kill_everything (struct container *c, struct cgroup *cg, agentrt_error_t *err)
   pidfd = proc_pidfd_open_checked (c->state->pid, c->state->pid_start);
   if (cg && cgroup_kill_all (cg, SIGKILL, err) < 0)
     return -1;
+  if (pidfd >= 0)
+    syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+  thaw_killed (cg);
   if (pidfd < 0)
     return 0;
-  syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
   if (!proc_pidfd_wait (pidfd, 10000))
     return agentrt_error (err, ETIMEDOUT, "the container init did not exit "
                           "after SIGKILL");
