@@ -88,7 +88,10 @@ static const struct
               "  --pids-limit N          process limit\n"
               "  --cpu-quota US          CPU time per period\n"
               "  --cpu-period US         the period\n"
-              "  --cpu-shares N          relative weight\n"
+              "  --cpu-shares, --cpu-share N  relative weight\n"
+              "  --cpu-rt-period US      realtime period\n"
+              "  --cpu-rt-runtime US     realtime runtime per period\n"
+              "  --blkio-weight N        block IO weight (10-1000)\n"
               "  --cpuset-cpus LIST      CPUs allowed (e.g. 0-1)\n"
               "  --cpuset-mems LIST      memory nodes allowed\n" },
   { "events", "usage: agentrt events [options] ID\n\n"

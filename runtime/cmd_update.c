@@ -27,6 +27,9 @@ enum
   OPT_CPU_QUOTA,
   OPT_CPU_PERIOD,
   OPT_CPU_SHARES,
+  OPT_CPU_RT_PERIOD,
+  OPT_CPU_RT_RUNTIME,
+  OPT_BLKIO_WEIGHT,
   OPT_CPUSET_CPUS,
   OPT_CPUSET_MEMS,
 };
@@ -40,6 +43,10 @@ static const struct option options[] = {
   { "cpu-quota", required_argument, NULL, OPT_CPU_QUOTA },
   { "cpu-period", required_argument, NULL, OPT_CPU_PERIOD },
   { "cpu-shares", required_argument, NULL, OPT_CPU_SHARES },
+  { "cpu-share", required_argument, NULL, OPT_CPU_SHARES }, /* runc's name */
+  { "cpu-rt-period", required_argument, NULL, OPT_CPU_RT_PERIOD },
+  { "cpu-rt-runtime", required_argument, NULL, OPT_CPU_RT_RUNTIME },
+  { "blkio-weight", required_argument, NULL, OPT_BLKIO_WEIGHT },
   { "cpuset-cpus", required_argument, NULL, OPT_CPUSET_CPUS },
   { "cpuset-mems", required_argument, NULL, OPT_CPUSET_MEMS },
   { NULL, 0, NULL, 0 },
@@ -101,6 +108,12 @@ flag_name (int c)
   return "?";
 }
 
+static bool
+may_be_unlimited (int c)
+{
+  return c == OPT_PIDS_LIMIT || c == OPT_CPU_QUOTA || c == OPT_CPU_RT_RUNTIME;
+}
+
 static struct oci_resources *
 from_flags (int c, const char *arg, struct oci_resources *r, agentrt_error_t *err)
 {
@@ -117,11 +130,18 @@ from_flags (int c, const char *arg, struct oci_resources *r, agentrt_error_t *er
     }
   if (parse_number (arg, flag_name (c), size, &v, err) < 0)
     return NULL;
+  /* -1 is "unlimited" where the kernel has such a value; below it the
+   * kernel would guess (any negative quota is taken as unlimited). */
+  if (v < -1 || (v == -1 && !size && !may_be_unlimited (c))
+      || (c == OPT_BLKIO_WEIGHT && v > UINT16_MAX))
+    return agentrt_error (err, 0, "--%s: `%s` is out of range", flag_name (c),
+                          arg), NULL;
   if (size && r->memory == NULL)
     r->memory = xzalloc (sizeof *r->memory);
-  if ((c == OPT_CPU_QUOTA || c == OPT_CPU_PERIOD || c == OPT_CPU_SHARES)
-      && r->cpu == NULL)
+  if (c >= OPT_CPU_QUOTA && c <= OPT_CPU_RT_RUNTIME && r->cpu == NULL)
     r->cpu = xzalloc (sizeof *r->cpu);
+  if (c == OPT_BLKIO_WEIGHT && r->blkio == NULL)
+    r->blkio = xzalloc (sizeof *r->blkio);
   switch (c)
     {
     case OPT_MEMORY: r->memory->has_limit = true; r->memory->limit = v; break;
@@ -144,6 +164,18 @@ from_flags (int c, const char *arg, struct oci_resources *r, agentrt_error_t *er
     case OPT_CPU_SHARES:
       r->cpu->has_shares = true;
       r->cpu->shares = (uint64_t) v;
+      break;
+    case OPT_CPU_RT_PERIOD:
+      r->cpu->has_realtime_period = true;
+      r->cpu->realtime_period = (uint64_t) v;
+      break;
+    case OPT_CPU_RT_RUNTIME:
+      r->cpu->has_realtime_runtime = true;
+      r->cpu->realtime_runtime = v;
+      break;
+    case OPT_BLKIO_WEIGHT:
+      r->blkio->has_weight = true;
+      r->blkio->weight = (uint16_t) v;
       break;
     }
   return r;

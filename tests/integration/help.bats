@@ -35,7 +35,7 @@ commands ()
     local verb=("$cmd")
     [[ $cmd == policy ]] && verb=(policy explain)
     while IFS= read -r line; do
-      [[ $line =~ ^\ \ (--[a-z-]+)(,\ (-[a-z]))?(\ ([A-Za-z|:\[\]=.]+))? ]] || continue
+      [[ $line =~ ^\ \ (--[a-z-]+)(,\ (--?[a-z-]+))?(\ ([A-Za-z|:\[\]=.]+))? ]] || continue
       flag=${BASH_REMATCH[1]} short=${BASH_REMATCH[3]} arg=${BASH_REMATCH[5]}
       for f in "$flag" $short; do
         # a value when the usage shows one; the id of no container
