@@ -98,7 +98,7 @@ static const struct
               "Prints resource usage and OOM events (runc's JSON) until the "
               "container exits.\n\noptions:\n"
               "  --stats                 print the usage once and exit\n"
-              "  --interval DURATION     between stats (default 5s)\n" },
+              "  --interval DURATION     between stats (default 5s; 200ms, 1m30s)\n" },
   { "spec", "usage: agentrt spec [options]\n\n"
             "Writes a default config.json (agentrt's hardening still applies "
             "when it runs).\n\noptions:\n"

@@ -6,8 +6,10 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,7 +17,6 @@
 #include "oci/json_writer.h"
 #include "runtime/commands.h"
 #include "runtime/container.h"
-#include "runtime/policy/policy.h"
 #include "runtime/proc_util.h"
 
 static void
@@ -153,9 +154,53 @@ one_stats (struct cgroup *cg, const char *id, agentrt_error_t *err)
   return 0;
 }
 
+/* --interval: a Go duration as runc takes it ("5s", "200ms", "1m30s",
+ * "1.5s"), or a bare number of seconds; in milliseconds (at least 1,
+ * fractions rounded up). */
+static int
+parse_interval_ms (const char *s, int *out)
+{
+  static const struct
+  {
+    const char *unit;
+    double ms;
+  } units[] = { { "ns", 1e-6 }, { "us", 1e-3 }, { "\xc2\xb5s", 1e-3 },
+                { "ms", 1 },    { "s", 1e3 },   { "m", 6e4 },
+                { "h", 3.6e6 } };
+  double total = 0;
+  size_t i;
+
+  if (*s && s[strspn (s, "0123456789")] == '\0')
+    total = strtod (s, NULL) * 1e3;
+  else
+    while (*s)
+      {
+        char num[32];
+        size_t n = strspn (s, "0123456789.");
+        if (n == 0 || n >= sizeof num || memchr (s, '.', n) != memrchr (s, '.', n))
+          return -1;
+        memcpy (num, s, n);
+        num[n] = '\0';
+        s += n;
+        for (i = 0; i < sizeof units / sizeof units[0]; i++)
+          if (strncmp (s, units[i].unit, strlen (units[i].unit)) == 0)
+            break;
+        if (i == sizeof units / sizeof units[0])
+          return -1;
+        total += strtod (num, NULL) * units[i].ms;
+        s += strlen (units[i].unit);
+      }
+  if (!(total > 0) || total > INT_MAX)
+    return -1;
+  *out = (int) total;
+  if (*out < total)
+    ++*out;
+  return 0;
+}
+
 /* The stream: stats every interval, oom events as they happen. */
 static int
-stream (struct cgroup *cg, const char *id, int pidfd, uint64_t interval,
+stream (struct cgroup *cg, const char *id, int pidfd, int interval_ms,
         agentrt_error_t *err)
 {
   struct cgroup_watch *watch = cgroup_watch_open (cg, err);
@@ -166,7 +211,7 @@ stream (struct cgroup *cg, const char *id, int pidfd, uint64_t interval,
       struct pollfd p[2] = { { .fd = cgroup_watch_fd (watch), .events = POLLIN },
                              { .fd = pidfd, .events = POLLIN } };
       struct cgroup_watch_counts counts = { 0 };
-      int r = poll (p, 2, (int) (interval * 1000));
+      int r = poll (p, 2, interval_ms);
       if (r < 0 && errno != EINTR)
         break;
       if (p[1].revents & POLLIN)
@@ -190,7 +235,7 @@ cmd_events (struct global_options *g, int argc, char **argv, agentrt_error_t *er
     { "interval", required_argument, NULL, 'i' },
     { NULL, 0, NULL, 0 },
   };
-  uint64_t interval = 5;
+  int interval_ms = 5000;
   bool stats_only = false;
   struct container c;
   struct cgroup *cg;
@@ -204,9 +249,9 @@ cmd_events (struct global_options *g, int argc, char **argv, agentrt_error_t *er
         stats_only = true;
       else if (ch == 'i')
         {
-          if (policy_parse_duration (optarg, &interval) < 0 || interval == 0)
+          if (parse_interval_ms (optarg, &interval_ms) < 0)
             return agentrt_error (err, 0, "--interval: `%s` is not a "
-                                  "duration", optarg);
+                                  "duration (e.g. 5s, 200ms)", optarg);
         }
       else
         return cmd_option_error (argv, ch, err);
@@ -229,7 +274,7 @@ cmd_events (struct global_options *g, int argc, char **argv, agentrt_error_t *er
   else if (stats_only)
     r = one_stats (cg, argv[optind], err);
   else
-    r = stream (cg, argv[optind], pidfd, interval, err);
+    r = stream (cg, argv[optind], pidfd, interval_ms, err);
   if (pidfd >= 0)
     close (pidfd);
   cgroup_free (cg);
