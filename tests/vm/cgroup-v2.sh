@@ -190,6 +190,17 @@ test_pause_resume ()
   sleep 1
   c3=$(wc -l <out/ticks)
   ((c3 > c2)) || fail "counter did not move after resume ($c2 -> $c3)"
+  # exec --ignore-paused: the process joins the frozen cgroup once set up
+  # and runs on resume.
+  rt pause pz
+  rt exec --detach --ignore-paused --pid-file exec.pid pz sh -c 'echo ran >/out/exec' </dev/null
+  expect_eq "$(cat "/proc/$pid/cgroup")" "$(cat "/proc/$(cat exec.pid)/cgroup")" "the exec'd process's cgroup"
+  sleep 0.3
+  [[ ! -e out/exec ]] || fail "the exec'd process ran while paused"
+  rt resume pz
+  local tries=50
+  until [[ -s out/exec ]] || ((tries-- == 0)); do sleep 0.1; done
+  expect_eq ran "$(cat out/exec 2>/dev/null)" "the exec'd process after resume"
   # A paused container can still be killed.
   rt pause pz
   rt kill pz KILL
