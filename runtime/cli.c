@@ -85,23 +85,22 @@ is_help_flag (const char *arg)
 static int
 help_request (int argc, char **argv, agentrt_error_t *err)
 {
+  bool help_verb = strcmp (argv[0], "help") == 0;
+  const char *verb = help_verb ? (argc > 1 ? argv[1] : NULL) : argv[0];
   const char *text;
 
-  if (strcmp (argv[0], "help") != 0)
-    {
-      if (argc < 2 || !is_help_flag (argv[1]))
-        return -1;
-      text = cli_help_text (argv[0]);
-    }
-  else if (argc < 2)
+  if (!help_verb && (argc < 2 || !is_help_flag (argv[1])))
+    return -1;
+  if (verb == NULL)
     {
       usage (stdout);
       return 0;
     }
-  else if ((text = cli_help_text (argv[1])) == NULL)
-    return agentrt_error (err, 0, "help: unknown command `%s`", argv[1]), 1;
+  text = cli_help_text (verb);
+  if (text == NULL && help_verb)
+    return agentrt_error (err, 0, "help: unknown command `%s`", verb), 1;
   if (text == NULL)
-    return -1;
+    return -1; /* `NOPE --help`: the unknown command's error */
   fputs (text, stdout);
   return 0;
 }
