@@ -167,6 +167,14 @@ logged ()
   run dk inspect --format '{{.State.Status}}' sleeper
   has_line running
   [[ $(<"$(host_cgroup sleeper freezer)/freezer.state") == THAWED ]]
+  # a paused container is removed by force
+  dk run -d --runtime agentrt --name frozen "$IMAGE" sleep 1000
+  id=$(dk inspect --format '{{.Id}}' frozen)
+  run dk pause frozen
+  check_status 0
+  run dk rm --force frozen
+  check_status 0
+  [[ ! -e $DOCKER_ROOT/$id ]] || fail "agentrt still has $id"
 }
 
 @test "docker update changes the container's limits" {

@@ -211,6 +211,14 @@ tty_run ()
   run pm inspect --format '{{.State.Status}}' sleeper
   has_line running
   [[ $(<"$(host_cgroup sleeper freezer)/freezer.state") == THAWED ]]
+  # a paused container is removed by force
+  pm_run -d --name frozen "$IMAGE" sleep 1000
+  id=$(ct_id frozen)
+  run pm pause frozen
+  check_status 0
+  run pm rm --force frozen
+  check_status 0
+  [[ ! -e $AGENTRT_ROOT/$id ]] || fail "agentrt still has $id"
 }
 
 @test "podman update changes the container's limits" {
