@@ -282,7 +282,8 @@ container_kill (struct container *c, int sig, bool all, agentrt_error_t *err)
         return 0; /* engines send `kill --all ID 9` after the exit */
       return agentrt_error (err, ESRCH, "container not running");
     }
-  if (all || (sig == SIGKILL && status == STATUS_PAUSED))
+  /* a created container can be paused too, and says "created" */
+  if (all || sig == SIGKILL)
     {
       cg = container_cgroup (c, err);
       if (cg == NULL && *err)

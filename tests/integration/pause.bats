@@ -62,6 +62,16 @@ frozen_value ()
   no_leftovers "$CT_ID"
 }
 
+@test "pause: a created container paused, then killed, stops" {
+  requires root agentrt cgroup_freezer
+  rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  rt_ok pause "$CT_ID"
+  rt_ok kill "$CT_ID" KILL
+  wait_for_container "$CT_ID" stopped
+  rt_ok delete "$CT_ID"
+  no_leftovers "$CT_ID"
+}
+
 @test "pause: delete --force removes a paused container" {
   requires root cgroup_freezer
   ticking_container
