@@ -43,13 +43,20 @@ setup ()
 @test "events: an OOM kill is reported" {
   requires root agentrt cgroup_memory
   [[ $(awk '$1 == "SwapTotal:" { print $2 }' /proc/meminfo) == 0 ]] || skip "the host has swap"
+  local go
+  go=$(host_dir go)
+  add_bind "$go" /go
   update_config '.linux.resources.memory = {limit: 33554432}'
-  # tail is the OOM killer's first choice, not the shell; the second's
-  # pause lets events start listening first
-  set_cmd sh -c 'sleep 1; head -c 200m /dev/zero | (echo 1000 >/proc/self/oom_score_adj; exec tail) >/dev/null; sleep 1000'
+  # the balloon waits until events is listening; tail is the OOM killer's
+  # first choice, not the shell
+  set_cmd sh -c 'until [ -e /go/now ]; do sleep 0.05; done
+    head -c 200m /dev/zero | (echo 1000 >/proc/self/oom_score_adj; exec tail) >/dev/null; sleep 1000'
   start_ct
-  runtime events --interval 10s "$CT_ID" >"$BATS_TEST_TMPDIR/events" 2>&1 &
-  local pid=$! tries=100
+  runtime events --interval 100ms "$CT_ID" >"$BATS_TEST_TMPDIR/events" 2>&1 &
+  local pid=$!
+  wait_for_file "$BATS_TEST_TMPDIR/events" 100 || { kill "$pid"; fail "events printed nothing"; }
+  touch "$go/now"
+  local tries=100
   until grep -q '"type":"oom"' "$BATS_TEST_TMPDIR/events" || ((tries-- == 0)); do sleep 0.1; done
   kill "$pid" 2>/dev/null || true
   grep -q '"type":"oom"' "$BATS_TEST_TMPDIR/events" || fail "no oom event: $(cat "$BATS_TEST_TMPDIR/events")"
