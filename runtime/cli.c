@@ -151,7 +151,7 @@ parse_globals (int argc, char **argv, struct global_options *g,
 
   opterr = 0;
   optind = 0;
-  while ((c = getopt_long_only (argc, argv, "+hv", global_options, NULL)) != -1)
+  while ((c = getopt_long_only (argc, argv, "+:hv", global_options, NULL)) != -1)
     {
       switch (c)
         {
@@ -187,6 +187,9 @@ parse_globals (int argc, char **argv, struct global_options *g,
         case OPT_ROOTLESS:
         case OPT_CRIU:
           break;
+        case ':':
+          return agentrt_error (err, 0, "global option `%s` needs a value",
+                                argv[optind - 1]), -2;
         default:
           return agentrt_error (err, 0, "unknown global option `%s`",
                                 argv[optind - 1]), -2;

@@ -68,3 +68,11 @@ commands ()
   check_status 0
   [[ $output == "-h" ]] || fail "$output"
 }
+
+@test "help: a global option without its value says so" {
+  requires agentrt
+  for opt in --root --log --log-format --policy; do
+    run "$RUNTIME" "$opt"
+    [[ $status -eq 1 && $output == *"\`$opt\` needs a value"* ]] || fail "$opt: $output"
+  done
+}
