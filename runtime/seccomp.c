@@ -91,11 +91,9 @@ struct compile
   bool notify;
   struct seen_rule *seen;
   size_t n_seen;
-  /* The ranges prologue's syscalls (sorted), and which numbers they are. */
+  /* The ranges prologue's syscalls, sorted by number. */
   uint32_t *ranged;
   size_t n_ranged;
-  bool *is_ranged; /* by native number, n_is_ranged entries */
-  size_t n_is_ranged;
 };
 
 /* OCI operator -> libseccomp's; -1 when unknown. */
@@ -367,6 +365,21 @@ track_shadowing (struct compile *c, size_t r, size_t j, int nr,
 }
 
 static int
+compare_u32 (const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+  return (x > y) - (x < y);
+}
+
+static bool
+is_ranged (const struct compile *c, int nr)
+{
+  uint32_t key = (uint32_t) nr;
+  return nr >= 0 && c->n_ranged
+         && bsearch (&key, c->ranged, c->n_ranged, sizeof (key), compare_u32);
+}
+
+static int
 add_syscall (struct compile *c, size_t r, size_t j, uint32_t action,
              const struct scmp_arg_cmp *cmps, bool split,
              agentrt_error_t *err)
@@ -384,7 +397,7 @@ add_syscall (struct compile *c, size_t r, size_t j, uint32_t action,
                               c->prefix, r, j, name));
       return 0;
     }
-  if (nr >= 0 && (size_t) nr < c->n_is_ranged && c->is_ranged[nr])
+  if (is_ranged (c, nr))
     return 0; /* the ranges prologue allows it */
   track_shadowing (c, r, j, nr, action, rule->n_args > 0);
   if (!split)
@@ -584,14 +597,7 @@ collect_ranged (struct compile *c)
    * past the kernel's limit). */
   len = seccomp_ranges_length (c->ranged, c->n_ranged);
   if (len == 0 || len > c->n_ranged)
-    {
-      c->n_ranged = 0;
-      return;
-    }
-  c->is_ranged = xzalloc (n_nrs * sizeof (*c->is_ranged));
-  c->n_is_ranged = n_nrs;
-  for (j = 0; j < c->n_ranged; j++)
-    c->is_ranged[c->ranged[j]] = true;
+    c->n_ranged = 0;
 }
 
 static bool
@@ -709,7 +715,6 @@ seccomp_compile_layout (const struct oci_seccomp *seccomp, const char *path,
   seccomp_release (c.ctx);
   free (c.seen);
   free (c.ranged);
-  free (c.is_ranged);
   if (ret < 0)
     return NULL;
   program = xzalloc (sizeof (*program));
