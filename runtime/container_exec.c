@@ -37,7 +37,8 @@ struct exec_child
   struct process_stage stage;
   int procfd;
   /* --ignore-paused into a frozen container: the process joins the cgroup
-   * (and freezes with it) only once it is set up and about to exec. */
+   * (and freezes with it) only once it is set up and about to exec; only
+   * the runtime's own setup runs outside it, nothing of the container's. */
   bool join_late;
 };
 

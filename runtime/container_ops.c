@@ -286,10 +286,12 @@ container_kill (struct container *c, int sig, bool all, agentrt_error_t *err)
   if (all || sig == SIGKILL)
     {
       cg = container_cgroup (c, err);
-      if (cg == NULL && *err && all)
-        return -1;
-      if (cg == NULL && *err) /* the init is killed all the same */
-        agentrt_error_release (err);
+      if (cg == NULL && *err)
+        {
+          if (all)
+            return -1;
+          agentrt_error_release (err); /* the init is killed all the same */
+        }
     }
   r = all && cg ? cgroup_kill_all (cg, sig, err) : signal_init (c, sig, err);
   if (r == 0 && sig == SIGKILL)

@@ -110,11 +110,12 @@ frozen_value ()
   rt_ok pause "$CT_ID"
   rt_ok exec --detach --ignore-paused --pid-file "$BATS_TEST_TMPDIR/exec.pid" \
     "$CT_ID" sh -c 'echo exec >>/ticks/exec'
-  # in the container's cgroup, frozen with the rest until resume
+  # in every hierarchy of the container's cgroup (devices, pids, memory
+  # too), frozen with the rest until resume
   local pid
   pid=$(<"$BATS_TEST_TMPDIR/exec.pid")
-  [[ $(ct_cgroup_dir "$pid" freezer) == "$(ct_cgroup_dir "$(ct_pid "$CT_ID")" freezer)" ]] \
-    || fail "the exec'd process is not in the container's cgroup"
+  [[ $(<"/proc/$pid/cgroup") == "$(<"/proc/$(ct_pid "$CT_ID")/cgroup")" ]] \
+    || fail "the exec'd process is not in the container's cgroups: $(<"/proc/$pid/cgroup")"
   sleep 0.3
   [[ ! -s $TICKS/exec ]] || fail "the exec'd process ran while paused"
   rt_ok resume "$CT_ID"
