@@ -373,7 +373,7 @@ static int
 parse_sidecar_audit (const struct json_ctx *c, const struct json_node *root,
                      struct agent_policy *pol)
 {
-  static const char *const sidecar_known[] = { "uid", "gid", NULL };
+  static const char *const sidecar_known[] = { "uid", "gid", "busyPollMicroseconds", NULL };
   static const char *const audit_known[] = { "dir", NULL };
   const struct json_path *sp = JSON_PATH_KEY (NULL, "sidecar");
   const struct json_path *ap = JSON_PATH_KEY (NULL, "audit");
@@ -386,11 +386,16 @@ parse_sidecar_audit (const struct json_ctx *c, const struct json_node *root,
   if (s && (json_member_int (c, s, sp, "uid", JSON_OPTIONAL, JSON_U32,
                              &pol->sidecar_uid, NULL) < 0
             || json_member_int (c, s, sp, "gid", JSON_OPTIONAL, JSON_U32,
-                                &pol->sidecar_gid, NULL) < 0))
+                                &pol->sidecar_gid, NULL) < 0
+            || json_member_int (c, s, sp, "busyPollMicroseconds", JSON_OPTIONAL, JSON_U32,
+                                &pol->sidecar_busy_poll_us, NULL) < 0))
     return -1;
   if (pol->sidecar_uid == 0 || pol->sidecar_gid == 0)
     return json_fail (c, JSON_PATH_KEY (sp, pol->sidecar_uid ? "gid" : "uid"),
                       "the sidecar never runs as root (0)");
+  if (pol->sidecar_busy_poll_us > POLL_WINDOW_MAX_US)
+    return json_fail (c, JSON_PATH_KEY (sp, "busyPollMicroseconds"),
+                      "at most %d (microseconds)", POLL_WINDOW_MAX_US);
   if (a && json_member_string (c, a, ap, "dir", JSON_OPTIONAL, &dir) < 0)
     return -1;
   if (dir && dir[0] != '/')

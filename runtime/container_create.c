@@ -617,6 +617,7 @@ start_monitor (struct create_ctx *ctx, agentrt_error_t *err)
     .allow_broad = d->egress_allow_broad,
     .uid = d->sidecar_uid,
     .gid = d->sidecar_gid,
+    .busy_poll_us = d->sidecar_busy_poll_us,
   };
   struct monitor_request req = {
     .id = ctx->req->id,

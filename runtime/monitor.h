@@ -26,6 +26,7 @@ struct monitor_egress
   bool allow_broad;
   uid_t uid;
   gid_t gid;
+  unsigned busy_poll_us;
 };
 
 /* What the monitor does for the agent's network namespace, so that the

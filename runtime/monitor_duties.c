@@ -93,7 +93,7 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
 {
   const struct monitor_egress *e = req->egress;
   int src[6] = { f->http, f->socks, pidfd, req->audit_fd, f->resolv, f->hosts };
-  char num[8][16], uid[16], gid[16];
+  char num[8][16], uid[16], gid[16], poll[16];
   char *argv[32];
   char *envp[3] = { NULL };
   char env_buf[2][1024];
@@ -112,6 +112,7 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
     snprintf (num[i], sizeof num[i], "%d", 3 + i);
   snprintf (uid, sizeof uid, "%u", (unsigned) e->uid);
   snprintf (gid, sizeof gid, "%u", (unsigned) e->gid);
+  snprintf (poll, sizeof poll, "%u", e->busy_poll_us);
   argv[n++] = (char *) "agentrt-egress";
   argv[n++] = (char *) "--id";
   argv[n++] = (char *) req->id;
@@ -139,6 +140,8 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
   argv[n++] = uid;
   argv[n++] = (char *) "--gid";
   argv[n++] = gid;
+  argv[n++] = (char *) "--busy-poll-us";
+  argv[n++] = poll;
   if (e->allow_broad)
     argv[n++] = (char *) "--allow-broad";
   argv[n] = NULL;

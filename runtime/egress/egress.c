@@ -9,7 +9,8 @@
  *                  --audit-fd N --allow "LIST"
  *                  [--resolv-conf-fd N] [--hosts-fd N] [--uid U --gid G]
  *                  [--idle-timeout S] [--handshake-timeout S]
- *                  [--max-conns N] [--allow-broad] [--no-landlock]
+ *                  [--max-conns N] [--busy-poll-us N] [--allow-broad]
+ *                  [--no-landlock]
  *   --http-fd, --socks-fd  listening TCP sockets (HTTP/1.1 proxy, SOCKS5)
  *   --init-pidfd           pidfd of the container's init: when it becomes
  *                          readable (init exited) the proxy exits
@@ -20,6 +21,8 @@
  *                          /etc/resolv.conf and /etc/hosts
  *   --uid, --gid           default 65534; only switchable from root
  *   --idle-timeout 300, --handshake-timeout 10 (seconds), --max-conns 1024
+ *   --busy-poll-us         the most it polls for events before sleeping
+ *                          (default 100, 0: never; see poll_window.h)
  * Every fd is inherited; nothing else from the environment is used.  The
  * proxy exits 0 on SIGTERM, SIGINT or init exit, 1 when it cannot start
  * (message on stderr), 2 on a usage error. */
@@ -28,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,13 +58,19 @@
 
 #define container_of(p, type, member) ((type *) ((char *) (p) - offsetof (type, member)))
 
-uint64_t
-egress_now_ms (void)
+static uint64_t
+now_us (void)
 {
   struct timespec ts;
 
   clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+  return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+uint64_t
+egress_now_ms (void)
+{
+  return now_us () / 1000;
 }
 
 static void __attribute__ ((noreturn))
@@ -71,7 +81,8 @@ usage (const char *msg)
            "usage: agentrt-egress --id ID --http-fd N --socks-fd N --init-pidfd N "
            "--audit-fd N --allow LIST\n"
            "       [--resolv-conf-fd N] [--hosts-fd N] [--uid U --gid G] [--idle-timeout S]\n"
-           "       [--handshake-timeout S] [--max-conns N] [--allow-broad] [--no-landlock]\n",
+           "       [--handshake-timeout S] [--max-conns N] [--busy-poll-us N] [--allow-broad]\n"
+           "       [--no-landlock]\n",
            msg);
   exit (2);
 }
@@ -97,7 +108,7 @@ static void
 parse_args (int argc, char **argv, struct egress_options *o)
 {
   enum { O_ID = 256, O_HTTP, O_SOCKS, O_PIDFD, O_AUDIT, O_ALLOW, O_RESOLV, O_HOSTS, O_UID,
-         O_GID, O_IDLE, O_HANDSHAKE, O_MAX, O_BROAD, O_NOLL, O_SELFTEST };
+         O_GID, O_IDLE, O_HANDSHAKE, O_MAX, O_POLL, O_BROAD, O_NOLL, O_SELFTEST };
   static const struct option opts[] = {
     { "id", required_argument, NULL, O_ID },
     { "http-fd", required_argument, NULL, O_HTTP },
@@ -112,6 +123,7 @@ parse_args (int argc, char **argv, struct egress_options *o)
     { "idle-timeout", required_argument, NULL, O_IDLE },
     { "handshake-timeout", required_argument, NULL, O_HANDSHAKE },
     { "max-conns", required_argument, NULL, O_MAX },
+    { "busy-poll-us", required_argument, NULL, O_POLL },
     { "allow-broad", no_argument, NULL, O_BROAD },
     { "no-landlock", no_argument, NULL, O_NOLL },
     { "self-test", required_argument, NULL, O_SELFTEST },
@@ -122,7 +134,7 @@ parse_args (int argc, char **argv, struct egress_options *o)
   *o = (struct egress_options){
     .http_fd = -1, .socks_fd = -1, .init_pidfd = -1, .audit_fd = -1, .resolv_fd = -1,
     .hosts_fd = -1, .uid = DEFAULT_UID, .gid = DEFAULT_UID, .idle_timeout_s = 300,
-    .handshake_timeout_s = 10, .max_conns = 1024,
+    .handshake_timeout_s = 10, .max_conns = 1024, .busy_poll_us = POLL_WINDOW_DEFAULT_US,
   };
   while ((c = getopt_long (argc, argv, "", opts, NULL)) != -1)
     switch (c)
@@ -140,6 +152,7 @@ parse_args (int argc, char **argv, struct egress_options *o)
       case O_IDLE: o->idle_timeout_s = number ("idle-timeout", optarg, 1, 86400); break;
       case O_HANDSHAKE: o->handshake_timeout_s = number ("handshake-timeout", optarg, 1, 600); break;
       case O_MAX: o->max_conns = number ("max-conns", optarg, 1, 100000); break;
+      case O_POLL: o->busy_poll_us = number ("busy-poll-us", optarg, 0, POLL_WINDOW_MAX_US); break;
       case O_BROAD: o->allow_broad = true; break;
       case O_NOLL: o->no_landlock = true; break;
       case O_SELFTEST: o->self_test = optarg; break;
@@ -325,12 +338,34 @@ setup (struct egress *eg, agentrt_error_t *err)
       || watch_fd (eg, eg->sigfd, &eg->signal_ev, signal_event, "signalfd", err) < 0)
     return -1;
   eg->pipe_size = PIPE_SIZE;
+  poll_window_init (&eg->poll, eg->opt.busy_poll_us);
 
   if (lockdown_privileges (eg->opt.uid, eg->opt.gid, err) < 0)
     return -1;
   if (!eg->opt.no_landlock && lockdown_landlock (err) < 0)
     return -1;
   return lockdown_seccomp (err);
+}
+
+/* Waits for events: first polls for the poll window, yielding the CPU to
+ * anything else that is ready to run, then sleeps until an event or the
+ * timeout; the window then adapts to how long the wait was. */
+static int
+wait_events (struct egress *eg, struct epoll_event *events, int timeout_ms)
+{
+  uint64_t start = now_us (), end;
+  int n = 0;
+
+  if (eg->poll.cur_us)
+    while ((n = epoll_wait (eg->epfd, events, MAX_EVENTS, 0)) == 0
+           && now_us () - start < eg->poll.cur_us)
+      sched_yield ();
+  if (n == 0)
+    n = epoll_wait (eg->epfd, events, MAX_EVENTS, timeout_ms);
+  end = now_us ();
+  poll_window_update (&eg->poll, end - start, n > 0);
+  eg->now_ms = end / 1000;
+  return n;
 }
 
 static void
@@ -343,9 +378,8 @@ run (struct egress *eg)
   while (!eg->stop)
     {
       int timeout = (eg->nconns || eg->dns_pending || eg->idle_since_ms) ? TICK_MS : -1;
-      int n = epoll_wait (eg->epfd, events, MAX_EVENTS, timeout);
+      int n = wait_events (eg, events, timeout);
 
-      eg->now_ms = egress_now_ms ();
       for (int i = 0; i < n && !eg->stop; i++)
         {
           struct ev_handler *h = events[i].data.ptr;

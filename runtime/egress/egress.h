@@ -15,6 +15,7 @@
 #include "http_parse.h"
 #include "nameconf.h"
 #include "netaddr.h"
+#include "poll_window.h"
 
 #define EGRESS_MAX_ADDRS 8
 /* Input buffer of a flow; a request or response head must fit. */
@@ -34,7 +35,7 @@ struct egress_options
   int http_fd, socks_fd, init_pidfd, audit_fd, resolv_fd, hosts_fd;
   uid_t uid;
   gid_t gid;
-  unsigned idle_timeout_s, handshake_timeout_s, max_conns;
+  unsigned idle_timeout_s, handshake_timeout_s, max_conns, busy_poll_us;
   bool allow_broad, no_landlock;
   const char *self_test; /* hidden: run a lockdown self-test and exit */
 };
@@ -62,6 +63,7 @@ struct egress
   struct pipe_pair *free_pipes;
   unsigned nfree_pipes;
   int pipe_size;
+  struct poll_window poll;
   uint64_t now_ms;
   uint64_t idle_since_ms; /* no connection since then; 0 once trimmed */
   bool stop, listeners_paused;

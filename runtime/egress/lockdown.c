@@ -207,7 +207,7 @@ allow_rules (scmp_filter_ctx ctx)
     SCMP_SYS (gettimeofday), SCMP_SYS (brk), SCMP_SYS (munmap), SCMP_SYS (mremap),
     SCMP_SYS (madvise), SCMP_SYS (rt_sigreturn), SCMP_SYS (rt_sigprocmask),
     SCMP_SYS (restart_syscall), SCMP_SYS (exit), SCMP_SYS (exit_group), SCMP_SYS (getpid),
-    SCMP_SYS (gettid),
+    SCMP_SYS (gettid), SCMP_SYS (sched_yield),
   };
   int rc = 0;
 

@@ -242,6 +242,7 @@ fill_directives (struct harden_directives *d, struct harden_request *req,
   req->env_keep = (struct str_list){ NULL, 0 };
   d->sidecar_uid = policy->sidecar_uid;
   d->sidecar_gid = policy->sidecar_gid;
+  d->sidecar_busy_poll_us = policy->sidecar_busy_poll_us;
   d->audit_dir = xstrdup (policy->audit_dir);
 }
 
@@ -341,6 +342,7 @@ harden_directives_write_json (const struct harden_directives *d,
   json_end_array (w);
   json_kv_uint (w, "sidecarUid", d->sidecar_uid);
   json_kv_uint (w, "sidecarGid", d->sidecar_gid);
+  json_kv_uint (w, "sidecarBusyPollMicroseconds", d->sidecar_busy_poll_us);
   json_kv_string (w, "auditDir", d->audit_dir);
   json_end_object (w);
 }

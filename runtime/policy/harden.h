@@ -90,6 +90,7 @@ struct harden_directives
 
   uint32_t sidecar_uid;
   uint32_t sidecar_gid;
+  uint32_t sidecar_busy_poll_us;
   char *audit_dir;
 };
 

@@ -99,6 +99,7 @@ policy_init_defaults (struct agent_policy *policy)
   policy->seccomp_profile = xstrdup (POLICY_DEFAULT_SECCOMP_PROFILE);
   policy->sidecar_uid = 65534;
   policy->sidecar_gid = 65534;
+  policy->sidecar_busy_poll_us = POLL_WINDOW_DEFAULT_US;
   policy->audit_dir = xstrdup (POLICY_DEFAULT_AUDIT_DIR);
 }
 

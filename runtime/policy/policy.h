@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "oci/config.h"
+#include "runtime/egress/poll_window.h"
 
 #ifndef AGENTRT_DATADIR
 #define AGENTRT_DATADIR "/usr/local/share/agentrt"
@@ -82,9 +83,12 @@ struct agent_policy
    * when the policy file disables it explicitly ("profile": null). */
   char *seccomp_profile;
 
-  /* Egress sidecar credentials (default 65534:65534) and the audit dir. */
+  /* Egress sidecar credentials (default 65534:65534), the most it polls
+   * for events before sleeping (default 100 us, 0: never; see
+   * runtime/egress/poll_window.h) and the audit dir. */
   uint32_t sidecar_uid;
   uint32_t sidecar_gid;
+  uint32_t sidecar_busy_poll_us;
   char *audit_dir;
 };
 

@@ -212,6 +212,48 @@ CURL=/host/usr/bin/curl
   [[ $output == *'"event":"egress"'* ]] || fail "$output"
 }
 
+@test "egress: the sidecar polls before sleeping as the policy says, and sleeps when idle" {
+  requires agentrt
+  local sidecar before after
+  start_ct
+  sidecar=$(egress_sidecar_pid)
+  [[ $(tr '\0' ' ' <"/proc/$sidecar/cmdline") == *" --busy-poll-us 100 "* ]] \
+    || fail "default window: $(tr '\0' ' ' <"/proc/$sidecar/cmdline")"
+  rt_ok delete --force "$CT_ID"
+
+  # The largest window: refusals in a row open it (each request comes well
+  # within 1 ms of the last answer); idle, the sidecar must then sleep.
+  # CPU time, not wall time: a poll that did not end would take all 2 s.
+  hardening_policy '.sidecar.busyPollMicroseconds = 1000'
+  start_ct
+  sidecar=$(egress_sidecar_pid)
+  [[ $(tr '\0' ' ' <"/proc/$sidecar/cmdline") == *" --busy-poll-us 1000 "* ]] \
+    || fail "policy 1000: $(tr '\0' ' ' <"/proc/$sidecar/cmdline")"
+  nsenter --net="/proc/$(ct_pid "$CT_ID")/ns/net" python3 -c '
+import socket
+for _ in range(50):
+    c = socket.create_connection(("127.0.0.1", 3128))
+    c.sendall(b"CONNECT nowhere.test:443 HTTP/1.1\r\nHost: nowhere.test:443\r\n\r\n")
+    while c.recv(4096):
+        pass
+    c.close()'
+  before=$(awk '{ print $1 }' "/proc/$sidecar/schedstat")
+  sleep 2
+  after=$(awk '{ print $1 }' "/proc/$sidecar/schedstat")
+  ((after - before < 20000000)) || fail "idle for 2 s, the sidecar ran $(((after - before) / 1000)) us"
+  rt exec "$CT_ID" busybox wget -q -O - http://web.test/
+  has_line "hello from web"
+  rt_ok delete --force "$CT_ID"
+
+  hardening_policy '.sidecar.busyPollMicroseconds = 0'
+  start_ct
+  sidecar=$(egress_sidecar_pid)
+  [[ $(tr '\0' ' ' <"/proc/$sidecar/cmdline") == *" --busy-poll-us 0 "* ]] \
+    || fail "policy 0: $(tr '\0' ' ' <"/proc/$sidecar/cmdline")"
+  rt exec "$CT_ID" busybox wget -q -O - http://web.test/
+  has_line "hello from web"
+}
+
 @test "egress: the host's network as the outside, names from a private mount namespace" {
   # no network namespace in the bundle: agentrt makes the agent's, and the
   # sidecar connects from the runtime's own, here OUT, where the runtime

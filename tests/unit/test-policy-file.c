@@ -120,6 +120,11 @@ test_malformed (void)
   expect_error ("{\"sidecar\":{\"gid\":0}}", "sidecar.gid");
   expect_error ("{\"sidecar\":{\"uid\":-1}}", "sidecar.uid: expected an unsigned");
   expect_error ("{\"sidecar\":{\"uid\":4294967296}}", "sidecar.uid: out of range");
+  expect_error ("{\"sidecar\":{\"busyPollMicroseconds\":1001}}",
+                "sidecar.busyPollMicroseconds: at most 1000 (microseconds)");
+  expect_error ("{\"sidecar\":{\"busyPollMicroseconds\":-1}}",
+                "sidecar.busyPollMicroseconds: expected an unsigned");
+  expect_error ("{\"sidecar\":{\"busyPoll\":10}}", "sidecar.busyPoll: unknown");
   expect_error ("{\"audit\":{\"dir\":\"log\"}}",
                 "audit.dir: expected an absolute path");
 }
@@ -140,6 +145,7 @@ test_empty_is_defaults (void)
   CHECK_STR_EQ (p.seccomp_profile, POLICY_DEFAULT_SECCOMP_PROFILE);
   CHECK_STR_EQ (p.audit_dir, "/var/log/agentrt");
   CHECK (p.egress_ceiling.len == 1 && p.egress_allow.len == 0);
+  CHECK (p.sidecar_busy_poll_us == 100);
   policy_release (&p);
   policy_release (&d);
 }
@@ -162,7 +168,7 @@ test_values (void)
       "\"egress\":{\"allow\":[\"pypi.org\"],\"ceiling\":[\"*.corp.example\","
       "\"pypi.org\"],\"allowBroad\":true},"
       "\"seccomp\":{\"profile\":null},"
-      "\"sidecar\":{\"uid\":990,\"gid\":991},"
+      "\"sidecar\":{\"uid\":990,\"gid\":991,\"busyPollMicroseconds\":0},"
       "\"audit\":{\"dir\":\"/srv/audit\"}}",
       &p);
 
@@ -186,7 +192,7 @@ test_values (void)
   CHECK (p.egress_allow.len == 1 && p.egress_ceiling.len == 2);
   CHECK (p.allow_broad_egress);
   CHECK (p.seccomp_profile == NULL);
-  CHECK (p.sidecar_uid == 990 && p.sidecar_gid == 991);
+  CHECK (p.sidecar_uid == 990 && p.sidecar_gid == 991 && p.sidecar_busy_poll_us == 0);
   CHECK_STR_EQ (p.audit_dir, "/srv/audit");
   policy_release (&p);
 }

@@ -362,6 +362,7 @@ test_docker (void)
   CHECK_STR_EQ (r.directives.seccomp_profile, POLICY_DEFAULT_SECCOMP_PROFILE);
   CHECK_STR_EQ (r.directives.audit_dir, "/var/log/agentrt");
   CHECK (r.directives.sidecar_uid == 65534);
+  CHECK (r.directives.sidecar_busy_poll_us == POLL_WINDOW_DEFAULT_US);
   harden_result_release (&r);
   oci_config_free (c);
 }
