@@ -13,7 +13,9 @@
 #              directly (the proxy alone) and once as a container's sidecar
 #              (curl and netbench inside a hardened container); new
 #              connections also through netbench's minimal relay, the
-#              reference for what relaying costs on the machine
+#              reference for what relaying costs on the machine, and
+#              through agentrt-egress --busy-poll-us 0 (no poll window);
+#              CPU per connection also when connections come 1 ms apart
 # --quick: a few iterations of everything (CI smoke: the figures mean
 # nothing then).  Figures are medians of interleaved rounds and ratios of
 # runtimes measured in the same run; the script judges nothing and exits 0
@@ -45,7 +47,7 @@ bench_runtimes
 
 if [[ $quick == 1 ]]; then
   : "${ROUNDS_RUN:=4}" "${ROUNDS_LIFECYCLE:=3}" "${EGRESS_BYTES:=67108864}"
-  EGRESS_ARGS=(--rounds 1 --conn-rounds 2 --conns 25 --hold 50)
+  EGRESS_ARGS=(--rounds 1 --conn-rounds 2 --conns 25 --hold 50 --sparse-rounds 1 --sparse-conns 10)
   WARMUP=1
 else
   : "${ROUNDS_RUN:=150}" "${ROUNDS_LIFECYCLE:=80}" "${EGRESS_BYTES:=1073741824}"
@@ -234,7 +236,7 @@ section_lifecycle ()
 # agentrt container whose sidecar is allowed to reach the server.
 section_egress ()
 {
-  local port=18080 tp_port=18081 eg_port=18082 relay_port=18084 id=egress-bench
+  local port=18080 tp_port=18081 eg_port=18082 relay_port=18084 np_port=18086 id=egress-bench
   section_header egress "$(numfmt --to=iec "$EGRESS_BYTES") downloads, new connections, memory"
   ip netns add "$NETNS"
   ip -n "$NETNS" link set lo up
@@ -263,11 +265,19 @@ EOF
   local relay_pid=$!
   "${inns[@]}" sleep 1000000 &
   PIDS+=($!)
+  local watched=$!
   "${inns[@]}" python3 "$AGENTRT_TOP/tests/egress/launch.py" --proxy "$EGRESS_BIN" \
-    --watch-pid "$!" --audit "$T/egress-direct.jsonl" --http-port "$eg_port" \
+    --watch-pid "$watched" --audit "$T/egress-direct.jsonl" --http-port "$eg_port" \
     --socks-port $((eg_port + 1)) --allow "127.0.0.1:$port" &
   PIDS+=($!)
   local eg_pid=$!
+  # The same proxy that never polls before sleeping (--busy-poll-us 0):
+  # what the poll window buys and costs.
+  "${inns[@]}" python3 "$AGENTRT_TOP/tests/egress/launch.py" --proxy "$EGRESS_BIN" \
+    --watch-pid "$watched" --audit "$T/egress-no-poll.jsonl" --http-port "$np_port" \
+    --socks-port $((np_port + 1)) --allow "127.0.0.1:$port" --busy-poll-us 0 &
+  PIDS+=($!)
+  local np_pid=$!
 
   # The container: busybox plus the host's /usr (curl) read-only, netbench
   # in /bin, its outside network namespace ours.
@@ -291,12 +301,14 @@ EOF
 
   for _ in $(seq 100); do
     grep -q "Seccomp:	2" "/proc/$eg_pid/status" 2>/dev/null \
+      && grep -q "Seccomp:	2" "/proc/$np_pid/status" 2>/dev/null \
       && "${inns[@]}" "$T/netbench" conns "$tp_port" "$port" 1 >/dev/null 2>&1 && break
     sleep 0.05
   done
   step python3 "$HERE/bench/egress.py" --netbench "$T/netbench" --netns "/run/netns/$NETNS" \
     --port "$port" --server-pid "$server_pid" --bytes "$EGRESS_BYTES" "${EGRESS_ARGS[@]}" \
-    --proxy "agentrt-egress:$eg_port:$eg_pid" --proxy "tinyproxy:$tp_port:$tp_pid" \
+    --proxy "agentrt-egress:$eg_port:$eg_pid" --proxy "egress-no-poll:$np_port:$np_pid" \
+    --proxy "tinyproxy:$tp_port:$tp_pid" \
     --reference "minimal-relay:$relay_port:$relay_pid" \
     --container "sidecar:$sc_pid" --exec "${AGENTRT_HARD[*]} exec $id" \
     --kv "$T/raw-egress.kv" >&2

@@ -3,7 +3,8 @@
   egress.py --netbench BIN --netns /run/netns/NAME --port SERVER_PORT
             --server-pid PID --proxy NAME:PORT:PID ... [--container NAME:SIDECAR_PID
             --exec "agentrt ... exec ID"] --bytes N --rounds R
-            --conn-rounds K --conns N --hold N --kv FILE
+            --conn-rounds K --conns N --hold N --sparse-rounds K
+            --sparse-conns N --sparse-gap-us US --kv FILE
 Targets: `direct` (netbench/curl in the namespace, straight to the
 server), each --proxy (reached with CONNECT on 127.0.0.1:PORT in the
 namespace; PID is the process whose CPU and memory count), and the
@@ -21,10 +22,22 @@ GIB = 1 << 30
 SIDECAR_PORT = 3128
 
 
+# Single-threaded by construction: their CPU time is read exactly.
+SINGLE_THREADED = ("agentrt-egress", "netbench")
+
+
 def cpu_seconds(pid):
+    """CPU time of process PID: exact (schedstat, ns) for agentrt-egress
+    and netbench; else from /proc/PID/stat in USER_HZ ticks, which also
+    counts threads that have exited (tinyproxy starts one per client)."""
+    with open("/proc/%d/comm" % pid) as f:
+        single = f.read().strip() in SINGLE_THREADED
+    if single:
+        with open("/proc/%d/schedstat" % pid) as f:
+            return int(f.read().split()[0]) / 1e9
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / 100.0  # USER_HZ
+    return (int(fields[11]) + int(fields[12])) / 100.0
 
 
 def memory_kib(pid):
@@ -133,6 +146,32 @@ def connections(a, targets, kv):
         print(line)
 
 
+def sparse(a, targets, kv):
+    """What polling costs when connections come apart: a.sparse_rounds x
+    a.sparse_conns connections per proxy with a.sparse_gap_us between
+    them; median time and the proxy's CPU per connection."""
+    samples = {t.name: [] for t in targets}
+    cpus = {t.name: 0.0 for t in targets}
+    for r in range(a.sparse_rounds):
+        for t in rotate(targets, r):
+            argv = t.cmd([t.netbench_path, "conns", str(t.via or "-"), str(a.port),
+                          str(a.sparse_conns), str(a.sparse_gap_us)])
+            out, cpu = measure_cpu(t, lambda: run(argv))
+            samples[t.name] += [float(x) for x in out.split()]
+            cpus[t.name] += cpu or 0.0
+    n = a.sparse_rounds * a.sparse_conns
+    print("  sparse connections (the same, one every %d us), %d per target:"
+          % (a.sparse_gap_us, n))
+    for t in targets:
+        med = statistics.median(samples[t.name])
+        line = "    %-16s median %6.0f us" % (t.name, med)
+        kv.append(("egress.sparse.%s.us" % t.name, "%.0f" % med))
+        if t.pid:
+            line += "  proxy CPU %.0f us/conn" % (cpus[t.name] / n * 1e6)
+            kv.append(("egress.sparse.%s.cpu_us" % t.name, "%.0f" % (cpus[t.name] / n * 1e6)))
+        print(line)
+
+
 def memory(a, targets, kv):
     print("  proxy memory, idle and with %d open tunnels (KiB):" % a.hold)
     for t in targets:
@@ -170,6 +209,9 @@ def main():
     p.add_argument("--conn-rounds", type=int, default=8)
     p.add_argument("--conns", type=int, default=125)
     p.add_argument("--hold", type=int, default=500)
+    p.add_argument("--sparse-rounds", type=int, default=4)
+    p.add_argument("--sparse-conns", type=int, default=100)
+    p.add_argument("--sparse-gap-us", type=int, default=1000)
     p.add_argument("--kv", required=True)
     a = p.parse_args()
 
@@ -193,6 +235,7 @@ def main():
     throughput(a, targets, kv, "netbench")
     throughput(a, targets, kv, "curl")
     connections(a, targets + references, kv)
+    sparse(a, targets, kv)
     with open(a.kv, "w") as f:
         for k, v in kv:
             f.write("%s %s\n" % (k, v))

@@ -10,9 +10,10 @@
  *       200 with N bytes then close (for curl).
  *   netbench get VIA PORT BYTES
  *       downloads BYTES (`sink`); prints the seconds it took.
- *   netbench conns VIA PORT N
+ *   netbench conns VIA PORT N [GAP_US]
  *       N sequential new connections, each: connect (+ CONNECT), one echo
  *       round trip of one byte, close; prints each one's microseconds.
+ *       With GAP_US, a pause of that long after each (a sparse client).
  *   netbench hold VIA PORT N
  *       opens N echo connections (one round trip each), prints "ready",
  *       keeps them open until stdin reaches EOF.
@@ -292,8 +293,10 @@ get (int via, int port, long long n)
 }
 
 static void
-conns (int via, int port, int n)
+conns (int via, int port, int n, long gap_us)
 {
+  struct timespec gap = { gap_us / 1000000, gap_us % 1000000 * 1000 };
+
   for (int i = 0; i < n; i++)
     {
       double t0 = now ();
@@ -304,6 +307,8 @@ conns (int via, int port, int n)
         die ("echo");
       close (fd);
       printf ("%.1f%c", (now () - t0) * 1e6, i + 1 == n ? '\n' : ' ');
+      if (gap_us > 0)
+        nanosleep (&gap, NULL);
     }
 }
 
@@ -389,15 +394,15 @@ main (int argc, char **argv)
     serve (atoi (argv[2]));
   else if (argc == 5 && strcmp (argv[1], "get") == 0)
     get (via, atoi (argv[3]), atoll (argv[4]));
-  else if (argc == 5 && strcmp (argv[1], "conns") == 0)
-    conns (via, atoi (argv[3]), atoi (argv[4]));
+  else if ((argc == 5 || argc == 6) && strcmp (argv[1], "conns") == 0)
+    conns (via, atoi (argv[3]), atoi (argv[4]), argc == 6 ? atol (argv[5]) : 0);
   else if (argc == 5 && strcmp (argv[1], "hold") == 0)
     hold (via, atoi (argv[3]), atoi (argv[4]));
   else if (argc == 4 && strcmp (argv[1], "relay") == 0)
     relay (atoi (argv[2]), atoi (argv[3]));
   else
     {
-      fprintf (stderr, "usage: netbench serve PORT | get VIA PORT BYTES | conns VIA PORT N"
+      fprintf (stderr, "usage: netbench serve PORT | get VIA PORT BYTES | conns VIA PORT N [GAP_US]"
                        " | hold VIA PORT N | relay PORT TARGET\n");
       return 2;
     }
