@@ -212,23 +212,28 @@ CURL=/host/usr/bin/curl
   [[ $output == *'"event":"egress"'* ]] || fail "$output"
 }
 
+# start_polling_ct N: starts the container and checks that its sidecar
+# was given the poll window N (--busy-poll-us); sets SIDECAR to its pid.
+start_polling_ct ()
+{
+  start_ct
+  SIDECAR=$(egress_sidecar_pid)
+  [[ -n $SIDECAR ]] || fail "no sidecar for $CT_ID"
+  [[ $(tr '\0' ' ' <"/proc/$SIDECAR/cmdline") == *" --busy-poll-us $1 "* ]] \
+    || fail "not --busy-poll-us $1: $(tr '\0' ' ' <"/proc/$SIDECAR/cmdline")"
+}
+
 @test "egress: the sidecar polls before sleeping as the policy says, and sleeps when idle" {
   requires agentrt
-  local sidecar before after
-  start_ct
-  sidecar=$(egress_sidecar_pid)
-  [[ $(tr '\0' ' ' <"/proc/$sidecar/cmdline") == *" --busy-poll-us 100 "* ]] \
-    || fail "default window: $(tr '\0' ' ' <"/proc/$sidecar/cmdline")"
+  local before after
+  start_polling_ct 100
   rt_ok delete --force "$CT_ID"
 
   # The largest window: refusals in a row open it (each request comes well
   # within 1 ms of the last answer); idle, the sidecar must then sleep.
   # CPU time, not wall time: a poll that did not end would take all 2 s.
   hardening_policy '.sidecar.busyPollMicroseconds = 1000'
-  start_ct
-  sidecar=$(egress_sidecar_pid)
-  [[ $(tr '\0' ' ' <"/proc/$sidecar/cmdline") == *" --busy-poll-us 1000 "* ]] \
-    || fail "policy 1000: $(tr '\0' ' ' <"/proc/$sidecar/cmdline")"
+  start_polling_ct 1000
   nsenter --net="/proc/$(ct_pid "$CT_ID")/ns/net" python3 -c '
 import socket
 for _ in range(50):
@@ -237,19 +242,16 @@ for _ in range(50):
     while c.recv(4096):
         pass
     c.close()'
-  before=$(awk '{ print $1 }' "/proc/$sidecar/schedstat")
+  before=$(awk '{ print $1 }' "/proc/$SIDECAR/schedstat")
   sleep 2
-  after=$(awk '{ print $1 }' "/proc/$sidecar/schedstat")
+  after=$(awk '{ print $1 }' "/proc/$SIDECAR/schedstat")
   ((after - before < 20000000)) || fail "idle for 2 s, the sidecar ran $(((after - before) / 1000)) us"
   rt exec "$CT_ID" busybox wget -q -O - http://web.test/
   has_line "hello from web"
   rt_ok delete --force "$CT_ID"
 
   hardening_policy '.sidecar.busyPollMicroseconds = 0'
-  start_ct
-  sidecar=$(egress_sidecar_pid)
-  [[ $(tr '\0' ' ' <"/proc/$sidecar/cmdline") == *" --busy-poll-us 0 "* ]] \
-    || fail "policy 0: $(tr '\0' ' ' <"/proc/$sidecar/cmdline")"
+  start_polling_ct 0
   rt exec "$CT_ID" busybox wget -q -O - http://web.test/
   has_line "hello from web"
 }
