@@ -6,7 +6,7 @@
 void
 poll_window_init (struct poll_window *w, unsigned max_us)
 {
-  w->max_us = max_us < POLL_WINDOW_MAX_US ? max_us : POLL_WINDOW_MAX_US;
+  w->max_us = max_us;
   w->cur_us = 0;
 }
 

@@ -33,7 +33,8 @@ struct poll_window
   unsigned cur_us; /* how long the next wait polls before sleeping */
 };
 
-/* max_us is capped at POLL_WINDOW_MAX_US; the window starts closed. */
+/* The window starts closed.  max_us is at most POLL_WINDOW_MAX_US: the
+ * option and policy parsers refuse more. */
 void poll_window_init (struct poll_window *w, unsigned max_us);
 
 /* An idle period of idle_us (polling included) ended, with an event

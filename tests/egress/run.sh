@@ -262,6 +262,15 @@ for op in open unix netlink execve io_uring ptrace mmap-exec; do
   if [ $rc -eq 159 ]; then ok "seccomp kills the proxy on $op"; else not_ok "seccomp on $op (rc $rc)"; fi
 done
 
+# --- bad values on its command line: a usage error naming the option ---------
+for bad in "--busy-poll-us 1001" "--busy-poll-us -1" "--busy-poll-us 10us" "--max-conns 0"; do
+  # shellcheck disable=SC2086  # the option and its value are two words
+  out=$("$PROXY" --id x --http-fd 0 --socks-fd 0 --init-pidfd 0 --audit-fd 0 --allow "" $bad 2>&1)
+  rc=$?
+  if [ $rc -eq 2 ] && [[ "$out" == *"${bad%% *}: expected a number"* ]]; then ok "refused: $bad"
+  else not_ok "refused: $bad (rc $rc)" "${out//$'\n'/ | }"; fi
+done
+
 # --- the audit trail -----------------------------------------------------------
 sleep 0.5
 out=$(python3 - "$T/audit.log" <<'EOF'
