@@ -4,47 +4,28 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/openat2.h"
 #include "runtime/path_resolve.h"
 
 #define PATH_BUF 4096
 
-static int
-openat2_flags (int dirfd, const char *path, int flags, unsigned long long resolve)
-{
-  struct open_how how;
-  int fd;
-
-  memset (&how, 0, sizeof how);
-  how.flags = (unsigned long long) (flags | O_CLOEXEC);
-  how.resolve = resolve;
-  while (*path == '/')
-    path++;
-  if (*path == '\0')
-    path = ".";
-  do
-    fd = (int) syscall (SYS_openat2, dirfd, path, &how, sizeof how);
-  while (fd < 0 && (errno == EINTR || errno == EAGAIN));
-  return fd < 0 ? -errno : fd;
-}
-
 int
 path_open_in_root (int rootfd, const char *path, int flags)
 {
-  return openat2_flags (rootfd, path, flags,
+  return openat2_resolve (rootfd, path, flags,
                         RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
 }
 
 int
 path_open_in_root_nofollow (int rootfd, const char *path, int flags)
 {
-  return openat2_flags (rootfd, path, flags,
+  return openat2_resolve (rootfd, path, flags,
                         RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS
                             | RESOLVE_NO_MAGICLINKS);
 }
