@@ -14,6 +14,7 @@
 #include "common/xalloc.h"
 #include "json_tree.h"
 #include "policy_file.h"
+#include "runtime/policy/device_allow.h"
 #include "runtime/policy/egress_policy.h"
 
 /* Refuses members of obj that are not in `known` (NULL-terminated): a
@@ -134,12 +135,13 @@ check_list_entry (const char *s)
   return strchr (s, ',') ? "one entry per string (no `,`)" : NULL;
 }
 
-/* Relative entries: plain components; absolute ones: clean. */
+/* Relative entries: plain components; absolute ones: clean, globs
+ * allowed in a component. */
 static const char *
 check_credential_path (const char *s)
 {
-  if (strchr (s, '*'))
-    return "no `*` in credential paths";
+  if (s[0] != '/' && strpbrk (s, "*?["))
+    return "no glob in relative credential paths";
   for (const char *p = s + (s[0] == '/'); *p;)
     {
       size_t n = strcspn (p, "/");
@@ -164,13 +166,18 @@ check_socket_path (const char *s)
       if (n == 0 || (n == 1 && p[0] == '.')
           || (n == 2 && p[0] == '.' && p[1] == '.'))
         return "expected a clean path (no empty, `.` or `..` component)";
-      if (memchr (p, '*', n) && n != 1)
-        return "`*` must be a whole path component";
       p += n + (p[n] == '/');
       if (p[-1] == '/' && *p == '\0')
         return "expected a clean path (no trailing `/`)";
     }
   return NULL;
+}
+
+static const char *
+check_device (const char *s)
+{
+  return device_allow_optional_name (s) ? NULL
+                                        : "unknown device (fuse, kvm, net/tun)";
 }
 
 static const char *
@@ -266,6 +273,49 @@ parse_lists (const struct json_ctx *c, const struct json_node *root,
                          policy_capability_name (safe.items[i]));
       str_list_free (&safe);
     }
+  return 0;
+}
+
+static int
+parse_binds_devices (const struct json_ctx *c, const struct json_node *root,
+                     struct agent_policy *pol)
+{
+  static const char *const binds_known[]
+      = { "scanDepth", "scanEntries", "protectPersistence", NULL };
+  static const char *const devices_known[] = { "allow", NULL };
+  const struct json_path *bp = JSON_PATH_KEY (NULL, "binds");
+  const struct json_node *b, *d;
+  struct str_list devices = { NULL, 0 };
+
+  if (section (c, root, "binds", binds_known, &b) < 0
+      || section (c, root, "devices", devices_known, &d) < 0)
+    return -1;
+  if (b && (json_member_int (c, b, bp, "scanDepth", JSON_OPTIONAL, JSON_U32,
+                             &pol->bind_scan_depth, NULL) < 0
+            || json_member_int (c, b, bp, "scanEntries", JSON_OPTIONAL,
+                                JSON_U64, &pol->bind_scan_entries, NULL) < 0
+            || json_member_bool (c, b, bp, "protectPersistence",
+                                 JSON_OPTIONAL, &pol->protect_persistence,
+                                 NULL) < 0))
+    return -1;
+  if (pol->bind_scan_depth < 1 || pol->bind_scan_depth > 64)
+    return json_fail (c, JSON_PATH_KEY (bp, "scanDepth"), "from 1 to 64");
+  if (pol->bind_scan_entries < 1)
+    return json_fail (c, JSON_PATH_KEY (bp, "scanEntries"),
+                      "must be greater than 0");
+  if (d && member_strings (c, d, JSON_PATH_KEY (NULL, "devices"), "allow",
+                           check_device, &devices) < 0)
+    {
+      str_list_free (&devices);
+      return -1;
+    }
+  for (size_t i = 0; i < devices.len; i++)
+    {
+      const char *name = device_allow_optional_name (devices.items[i]);
+      if (!str_list_contains (&pol->allowed_devices, name))
+        str_list_append (&pol->allowed_devices, name);
+    }
+  str_list_free (&devices);
   return 0;
 }
 
@@ -443,8 +493,8 @@ parse_root (const struct json_ctx *c, const struct json_node *root,
 {
   static const char *const known[]
       = { "version", "hardening", "rootfs", "tmpfs", "env", "credentials", "sockets",
-          "capabilities", "limits", "egress", "seccomp", "sidecar", "audit",
-          NULL };
+          "binds", "devices", "capabilities", "limits", "egress", "seccomp",
+          "sidecar", "audit", NULL };
   uint32_t version = 1;
 
   if (json_expect (c, root, NULL, JSON_OBJECT) < 0
@@ -458,7 +508,8 @@ parse_root (const struct json_ctx *c, const struct json_node *root,
   if (parse_hardening (c, root, pol) < 0)
     return -1;
   if (parse_rootfs (c, root, pol) < 0 || parse_tmpfs (c, root, pol) < 0
-      || parse_lists (c, root, pol) < 0 || parse_limits (c, root, pol) < 0
+      || parse_lists (c, root, pol) < 0 || parse_binds_devices (c, root, pol) < 0
+      || parse_limits (c, root, pol) < 0
       || parse_egress (c, root, pol) < 0 || parse_seccomp (c, root, pol) < 0)
     return -1;
   return parse_sidecar_audit (c, root, pol);

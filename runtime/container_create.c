@@ -544,6 +544,10 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
     return;
   po->extra_seccomp = ctx->hardening.agent_seccomp;
   po->hardened = true;
+  po->judged = &ctx->hardening.view;
+  po->required_masks = &d->required_masks;
+  po->protected_paths = &d->protected_paths;
+  po->protected_dirs = &d->protected_dirs;
   if (d->rootfs == HARDEN_ROOTFS_EPHEMERAL)
     po->ephemeral_size = d->ephemeral_size;
   switch (d->netns)
@@ -807,6 +811,8 @@ container_create (const struct global_options *g,
       oci_config_free (ctx.config);
       return -1;
     }
+  /* bind sources are judged and open: what is mounted from here on */
+  fault_point ("create:judged");
   /* The container's processes must not be able to reach this one's memory
    * or /proc/PID/exe while it sets them up (CVE-2019-5736). */
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)

@@ -230,7 +230,8 @@ plan_rootfs (const struct oci_config *config,
   struct rootfs_spec *r = &plan->init.rootfs;
 
   if (open_rootfs (config, opts->bundle, plan, err) < 0
-      || mount_plan_build (config, opts->bundle, &plan->mounts, err) < 0
+      || mount_plan_build (config, opts->bundle, opts->judged, &plan->mounts,
+                           err) < 0
       || parse_propagation (l->rootfs_propagation, &r->root_propagation, err) < 0)
     return -1;
   if (opts->cgroup)
@@ -250,10 +251,27 @@ plan_rootfs (const struct oci_config *config,
    * in the runtime's (as the runtime-spec says, and runc does): no
    * propagation change, chroot instead of pivot_root. */
   r->host_mount_ns = !has_ns (config, OCI_NS_MOUNT);
+  if (opts->agent_netns == AGENT_NETNS_INNER)
+    mount_plan_defer_sysfs (&plan->mounts);
   r->masked_paths = (const char *const *) l->masked_paths.items;
   r->n_masked_paths = l->masked_paths.len;
+  plan->mask_required = xzalloc ((l->masked_paths.len + 1) * sizeof (bool));
+  for (size_t i = 0; opts->required_masks && i < l->masked_paths.len; i++)
+    plan->mask_required[i] = str_list_contains (opts->required_masks,
+                                                l->masked_paths.items[i]);
+  r->mask_required = plan->mask_required;
   r->readonly_paths = (const char *const *) l->readonly_paths.items;
   r->n_readonly_paths = l->readonly_paths.len;
+  if (opts->protected_paths)
+    {
+      r->protected_paths = (const char *const *) opts->protected_paths->items;
+      r->n_protected_paths = opts->protected_paths->len;
+    }
+  if (opts->protected_dirs)
+    {
+      r->protected_dirs = (const char *const *) opts->protected_dirs->items;
+      r->n_protected_dirs = opts->protected_dirs->len;
+    }
   plan_devices (config, plan);
   return 0;
 }
@@ -406,6 +424,7 @@ create_plan_free (struct create_plan *plan)
   mount_plan_free (&plan->mounts);
   cgroup_mounts_free (plan->cgroup_mounts);
   free (plan->devices);
+  free (plan->mask_required);
   free (plan->rootfs);
   close_fd (&plan->rootfd);
   close_fd (&plan->stub_fd);

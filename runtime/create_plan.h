@@ -24,7 +24,13 @@ struct create_plan_options
   /* seccomp programs installed before the bundle's own (agentrt's). */
   const struct seccomp_program *extra_seccomp;
   const char *keyring_name;
-  /* From the hardening directives (all zero when it is off). */
+  /* From the hardening (all zero when it is off): the host view whose
+   * judged bind sources are mounted, the masks that must be applied and
+   * the paths made read-only after them. */
+  const struct host_view *judged;
+  const struct str_list *required_masks;
+  const struct str_list *protected_paths;
+  const struct str_list *protected_dirs;
   unsigned long long ephemeral_size;
   enum agent_netns agent_netns;
   bool egress_listeners;
@@ -38,6 +44,7 @@ struct create_plan
   struct mount_plan mounts;
   struct cgroup_mounts *cgroup_mounts;
   struct device_node *devices;
+  bool *mask_required;     /* parallel to linux.maskedPaths */
   char *rootfs;            /* absolute host path */
   int rootfd;              /* O_PATH, for reading the image's /etc/passwd */
   int stub_fd;             /* the sealed exec stub */

@@ -87,7 +87,6 @@ hardening_apply (const struct global_options *g, struct oci_config *config,
                  const char *bundle, bool compile_seccomp, struct hardening *h,
                  agentrt_error_t *err)
 {
-  struct host_view view;
   struct kv_list annotations = { 0 };
   size_t i;
   int r;
@@ -99,12 +98,15 @@ hardening_apply (const struct global_options *g, struct oci_config *config,
   if (!h->enforced)
     return 0;
   add_default_home (config, bundle);
-  host_view_system (&view, bundle);
+  /* what no mount may expose: the runtime's state and the audit trails */
+  str_list_append (&h->private_dirs, g->root);
+  str_list_append (&h->private_dirs, h->policy.audit_dir);
+  host_view_system (&h->view, bundle, &h->private_dirs);
   /* harden() may edit config->annotations; it reads a copy */
   for (i = 0; i < config->annotations.len; i++)
     kv_list_set (&annotations, config->annotations.items[i].key,
                  config->annotations.items[i].value);
-  r = harden (config, &h->policy, &annotations, &view, &h->result, err);
+  r = harden (config, &h->policy, &annotations, &h->view, &h->result, err);
   kv_list_free (&annotations);
   if (r < 0)
     return agentrt_error_wrap (err, "hardening");
@@ -120,6 +122,8 @@ hardening_release (struct hardening *h)
 {
   if (h->enforced)
     harden_result_release (&h->result);
+  host_view_system_release (&h->view);
+  str_list_free (&h->private_dirs);
   seccomp_program_free (h->agent_seccomp);
   policy_release (&h->policy);
   memset (h, 0, sizeof *h);

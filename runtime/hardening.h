@@ -10,6 +10,7 @@
 #include "oci/config.h"
 #include "runtime/cli.h"
 #include "runtime/policy/harden.h"
+#include "runtime/policy/host_view.h"
 #include "runtime/policy/policy.h"
 #include "runtime/seccomp.h"
 
@@ -19,6 +20,10 @@ struct hardening
   bool enforced;                 /* false: the policy turned it off */
   struct harden_result result;   /* valid when enforced */
   struct seccomp_program *agent_seccomp;
+  /* The host view the hardening judged the bind sources through (valid
+   * when enforced): its open sources are what the container mounts. */
+  struct host_view view;
+  struct str_list private_dirs;  /* the state root and the audit dir */
 };
 
 /* Hardens config in place (bundle: absolute).  With compile_seccomp the

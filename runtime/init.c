@@ -180,7 +180,7 @@ setup_filesystem (struct init_plan *plan, int *procfd,
   if (rootfs_prepare (&plan->rootfs, &rootfd, cerr) < 0)
     return -1;
   *procfd = process_stage_private_proc (cerr);
-  if (*procfd < 0 || rootfs_mount_all (&plan->rootfs, rootfd, cerr) < 0
+  if (*procfd < 0 || rootfs_mount_all (&plan->rootfs, rootfd, false, cerr) < 0
       || await_cgroup (plan, cerr) < 0)
     goto fail;
   if (!plan->rootfs.mounts->dev_is_bind
@@ -192,6 +192,9 @@ setup_filesystem (struct init_plan *plan, int *procfd,
                     cerr) < 0)
     goto fail;
   if (setup_agent_netns (plan, *procfd, cerr) < 0)
+    goto fail;
+  /* sysfs shows the network namespace of whoever mounts it: the agent's */
+  if (rootfs_mount_all (&plan->rootfs, rootfd, true, cerr) < 0)
     goto fail;
   if (plan->agent_netns_fd >= 0)
     close (plan->agent_netns_fd);

@@ -2,15 +2,19 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/lsm_selinux.h"
 #include "common/xalloc.h"
+#include "runtime/lsm_selinux.h"
 #include "runtime/mount_plan.h"
+#include "runtime/policy/host_view.h"
+#include "runtime/policy/paths.h"
 
 enum opt_effect
 {
@@ -247,31 +251,71 @@ fs_takes_context (const char *fstype)
          || strcmp (fstype, "mqueue") == 0;
 }
 
+/* The open file of a bind source: the judged one, or opened here. */
 static int
-plan_bind_source (struct mount_plan *plan, struct mount_step *step,
-                  const struct oci_mount *m, const char *bundle, size_t index,
+open_bind_source (const struct host_view *judged, const char *src,
+                  const struct oci_mount *m, size_t index, int *owned,
                   agentrt_error_t *err)
 {
+  int fd;
+
+  if (judged)
+    {
+      fd = host_view_source_fd (judged, src);
+      if (fd < 0)
+        return agentrt_error (err, EPERM, "mounts[%zu] (`%s`): source `%s` "
+                              "was not checked by the hardening", index,
+                              m->destination, src);
+      return fd;
+    }
+  fd = *owned = open (src, O_PATH | O_CLOEXEC);
+  if (fd < 0)
+    return agentrt_error (err, errno, "mounts[%zu] (`%s`): source `%s`", index,
+                          m->destination, src);
+  return fd;
+}
+
+static int
+plan_bind_source (struct mount_plan *plan, struct mount_step *step,
+                  const struct oci_mount *m, const char *bundle,
+                  const struct host_view *judged, size_t index,
+                  agentrt_error_t *err)
+{
+  cleanup_close int owned = -1;
   struct stat st;
   const char *src = m->source;
+  int fd;
 
   if (src == NULL || src[0] == '\0')
     return agentrt_error (err, 0, "mounts[%zu].source: a bind mount "
                           "needs a source", index);
   if (src[0] != '/')
     src = plan_keep (plan, xasprintf ("%s/%s", bundle, src));
-  if (stat (src, &st) < 0)
+  fd = open_bind_source (judged, src, m, index, &owned, err);
+  if (fd < 0)
+    return -1;
+  if (fstat (fd, &st) < 0)
     return agentrt_error (err, errno, "mounts[%zu] (`%s`): source `%s`", index,
                           m->destination, src);
   step->source = src;
   step->dest_is_file = !S_ISDIR (st.st_mode);
+  step->tree_fd = open_tree (fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE
+                                         | OPEN_TREE_CLOEXEC
+                                         | (step->recursive ? AT_RECURSIVE : 0));
+  /* Without CAP_SYS_ADMIN over the runtime's mount namespace (a rootless
+   * runtime) the init copies the source by path in its own namespace;
+   * never for a hardened container, whose judged file must be the one
+   * mounted. */
+  if (step->tree_fd < 0 && (errno != EPERM || judged))
+    return agentrt_error (err, errno, "mounts[%zu] (`%s`): copy the source "
+                          "`%s`", index, m->destination, src);
   return 0;
 }
 
 static int
 plan_one (struct mount_plan *plan, const struct oci_mount *m,
-          const char *bundle, const char *mount_label, size_t index,
-          agentrt_error_t *err)
+          const char *bundle, const struct host_view *judged,
+          const char *mount_label, size_t index, agentrt_error_t *err)
 {
   struct mount_step *step;
 
@@ -279,6 +323,7 @@ plan_one (struct mount_plan *plan, const struct oci_mount *m,
                                sizeof *plan->steps);
   step = &plan->steps[plan->n_steps];
   memset (step, 0, sizeof *step);
+  step->tree_fd = -1;
   step->destination = m->destination;
   step->fstype = m->type;
   step->source = m->source;
@@ -295,7 +340,7 @@ plan_one (struct mount_plan *plan, const struct oci_mount *m,
                           "not supported", index);
 
   if (step->kind == MOUNT_KIND_BIND)
-    return plan_bind_source (plan, step, m, bundle, index, err);
+    return plan_bind_source (plan, step, m, bundle, judged, index, err);
 
   if (m->type == NULL || m->type[0] == '\0')
     return agentrt_error (err, 0, "mounts[%zu].type: required for a "
@@ -312,7 +357,8 @@ plan_one (struct mount_plan *plan, const struct oci_mount *m,
 
 int
 mount_plan_build (const struct oci_config *config, const char *bundle,
-                  struct mount_plan *plan, agentrt_error_t *err)
+                  const struct host_view *judged, struct mount_plan *plan,
+                  agentrt_error_t *err)
 {
   const char *label = NULL;
   size_t i;
@@ -325,7 +371,7 @@ mount_plan_build (const struct oci_config *config, const char *bundle,
   for (i = 0; i < config->n_mounts; i++)
     {
       const struct oci_mount *m = &config->mounts[i];
-      if (plan_one (plan, m, bundle, label, i, err) < 0)
+      if (plan_one (plan, m, bundle, judged, label, i, err) < 0)
         {
           mount_plan_free (plan);
           return -1;
@@ -344,11 +390,33 @@ mount_plan_build (const struct oci_config *config, const char *bundle,
 }
 
 void
+mount_plan_defer_sysfs (struct mount_plan *plan)
+{
+  for (size_t i = 0; i < plan->n_steps; i++)
+    {
+      const struct mount_step *s = &plan->steps[i];
+      if (s->kind != MOUNT_KIND_FS || strcmp (s->fstype, "sysfs") != 0)
+        continue;
+      cleanup_free char *sys = path_clean (s->destination);
+      for (size_t k = i; k < plan->n_steps; k++)
+        {
+          cleanup_free char *dest = path_clean (plan->steps[k].destination);
+          if (path_is_under (dest, sys))
+            plan->steps[k].deferred = true;
+        }
+    }
+}
+
+void
 mount_plan_free (struct mount_plan *plan)
 {
   size_t i;
   for (i = 0; i < plan->n_steps; i++)
-    free (plan->steps[i].params);
+    {
+      free (plan->steps[i].params);
+      if (plan->steps[i].tree_fd >= 0)
+        close (plan->steps[i].tree_fd);
+    }
   free (plan->steps);
   for (i = 0; i < plan->n_strings; i++)
     free (plan->strings[i]);

@@ -1,6 +1,11 @@
 /* Mounts as the init will perform them: computed by the runtime before the
- * clone (option strings parsed, sources resolved, file-or-directory decided)
- * so that the init only issues syscalls. */
+ * clone (option strings parsed, file-or-directory decided) so that the init
+ * only issues syscalls.  Bind sources are opened here, with the runtime's
+ * own privileges and in its mount namespace, and copied into detached
+ * mount trees (open_tree OPEN_TREE_CLONE) that the init attaches: what the
+ * hardening judged is what is mounted, whatever changes on the host
+ * meanwhile, and a source the container's user namespace could not reach
+ * still works. */
 #ifndef AGENTRT_MOUNT_PLAN_H
 #define AGENTRT_MOUNT_PLAN_H
 
@@ -29,6 +34,10 @@ struct mount_step
   enum mount_kind kind;
   const char *destination; /* container path */
   const char *source;      /* host path (bind) or fs source name */
+  int tree_fd;             /* bind: the detached copy of the source (or -1:
+                              the init clones `source` itself) */
+  bool deferred;           /* made after the agent's network namespace is
+                              in place (sysfs shows the caller's) */
   const char *fstype;
   bool recursive;          /* rbind */
   bool dest_is_file;       /* the mountpoint to create is a file */
@@ -54,12 +63,21 @@ struct mount_plan
   size_t n_strings;
 };
 
+struct host_view;
+
 /* Builds the plan from config->mounts; bind sources relative to the bundle
  * are made absolute; a bind source that does not exist is an error naming
- * mounts[i].source.  mount_label (SELinux) is added to fs mounts that take
- * a context. */
+ * mounts[i].source.  With `judged` (a hardened container), every bind
+ * source must be one the hardening opened and judged (its open file is
+ * what is copied); without, sources are opened here, symlinks followed.
+ * mount_label (SELinux) is added to fs mounts that take a context. */
 int mount_plan_build (const struct oci_config *config, const char *bundle,
-                      struct mount_plan *plan, agentrt_error_t *err);
+                      const struct host_view *judged, struct mount_plan *plan,
+                      agentrt_error_t *err);
+
+/* Marks the sysfs mounts, and the mounts below them, to be made only once
+ * the agent's network namespace is in place. */
+void mount_plan_defer_sysfs (struct mount_plan *plan);
 void mount_plan_free (struct mount_plan *plan);
 
 /* The mount options agentrt understands, for `features`: the i-th name, or

@@ -226,7 +226,9 @@ mount_step (int rootfd, const struct mount_step *s, struct child_error *cerr)
         }
     }
 
-  if (s->kind == MOUNT_KIND_BIND)
+  if (s->kind == MOUNT_KIND_BIND && s->tree_fd >= 0)
+    mfd = s->tree_fd; /* copied by the runtime: attached as it is */
+  else if (s->kind == MOUNT_KIND_BIND)
     mfd = make_bind_mount (s->source, s->recursive, s->destination, cerr);
   else
     {
@@ -491,7 +493,7 @@ rootfs_prepare (const struct rootfs_spec *spec, int *rootfd,
 }
 
 int
-rootfs_mount_all (const struct rootfs_spec *spec, int rootfd,
+rootfs_mount_all (const struct rootfs_spec *spec, int rootfd, bool deferred,
                   struct child_error *cerr)
 {
   bool before_done = false;
@@ -500,6 +502,8 @@ rootfs_mount_all (const struct rootfs_spec *spec, int rootfd,
     {
       const struct mount_step *s = &spec->mounts->steps[i];
       int r;
+      if (s->deferred != deferred)
+        continue;
       if (s->kind == MOUNT_KIND_CGROUP && !before_done
           && spec->before_cgroup_mount)
         {
@@ -570,16 +574,19 @@ open_checked_devnull (int rootfd, struct child_error *cerr)
 }
 
 static int
-mask_path (int rootfd, const char *path, int *devnull, struct child_error *cerr)
+mask_path (int rootfd, const char *path, bool required, int *devnull,
+           struct child_error *cerr)
 {
   struct stat st;
   int fd, mfd, r;
 
   fd = path_open_in_root (rootfd, path, O_PATH);
-  if (fd == -ENOENT)
+  if (fd == -ENOENT && !required)
     return 0; /* nothing to hide */
   if (fd < 0)
-    return child_error (cerr, -fd, "masked path `%s`", path);
+    return child_error (cerr, -fd, "masked path `%s`%s", path,
+                        required ? " (found on the host: it must be masked)"
+                                 : "");
   if (fstat (fd, &st) < 0)
     {
       close (fd);
@@ -620,12 +627,13 @@ mask_path (int rootfd, const char *path, int *devnull, struct child_error *cerr)
 }
 
 static int
-readonly_path (int rootfd, const char *path, struct child_error *cerr)
+readonly_path (int rootfd, const char *path, bool required,
+               struct child_error *cerr)
 {
   int fd, mfd, r;
 
   fd = path_open_in_root (rootfd, path, O_PATH);
-  if (fd == -ENOENT)
+  if (fd == -ENOENT && !required)
     return 0;
   if (fd < 0)
     return child_error (cerr, -fd, "read-only path `%s`", path);
@@ -645,6 +653,28 @@ readonly_path (int rootfd, const char *path, struct child_error *cerr)
   return r;
 }
 
+/* A protected directory that is missing is made empty (git's hooks):
+ * through its parent, with no symlink followed at the last step. */
+static int
+ensure_dir (int rootfd, const char *path, struct child_error *cerr)
+{
+  int fd = path_open_in_root (rootfd, path, O_PATH);
+
+  if (fd >= 0)
+    {
+      close (fd);
+      return 0;
+    }
+  if (fd != -ENOENT)
+    return child_error (cerr, -fd, "read-only path `%s`", path);
+  fd = path_ensure_in_root (rootfd, path, PATH_KIND_DIR);
+  if (fd < 0)
+    return child_error (cerr, -fd, "create the read-only directory `%s`",
+                        path);
+  close (fd);
+  return 0;
+}
+
 int
 rootfs_finalize (const struct rootfs_spec *spec, struct child_error *cerr)
 {
@@ -656,10 +686,18 @@ rootfs_finalize (const struct rootfs_spec *spec, struct child_error *cerr)
   if (rootfd < 0)
     return child_error (cerr, errno, "open `/`");
   for (i = 0; r == 0 && i < spec->n_masked_paths; i++)
-    r = mask_path (rootfd, spec->masked_paths[i], &devnull, cerr);
+    r = mask_path (rootfd, spec->masked_paths[i],
+                   spec->mask_required && spec->mask_required[i], &devnull,
+                   cerr);
   close_quietly (devnull);
   for (i = 0; r == 0 && i < spec->n_readonly_paths; i++)
-    r = readonly_path (rootfd, spec->readonly_paths[i], cerr);
+    r = readonly_path (rootfd, spec->readonly_paths[i], false, cerr);
+  for (i = 0; r == 0 && i < spec->n_protected_dirs; i++)
+    r = ensure_dir (rootfd, spec->protected_dirs[i], cerr);
+  for (i = 0; r == 0 && i < spec->n_protected_dirs; i++)
+    r = readonly_path (rootfd, spec->protected_dirs[i], true, cerr);
+  for (i = 0; r == 0 && i < spec->n_protected_paths; i++)
+    r = readonly_path (rootfd, spec->protected_paths[i], true, cerr);
   if (r == 0 && spec->root_propagation
       && set_path_propagation ("/", spec->root_propagation) < 0)
     r = child_error (cerr, errno, "set rootfs propagation");

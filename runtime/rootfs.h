@@ -31,8 +31,17 @@ struct rootfs_spec
   unsigned long long ephemeral_size;
   const char *const *masked_paths;
   size_t n_masked_paths;
+  /* Per masked path: must it be applied (a credential or socket the
+   * hardening found on the host)?  Otherwise a missing path is fine. */
+  const bool *mask_required;
   const char *const *readonly_paths;
   size_t n_readonly_paths;
+  /* Made read-only after the masks; they must exist, but the dirs, which
+   * are made (empty) when missing. */
+  const char *const *protected_paths;
+  size_t n_protected_paths;
+  const char *const *protected_dirs;
+  size_t n_protected_dirs;
 };
 
 /* Makes the mount namespace private and binds the rootfs onto itself;
@@ -40,16 +49,17 @@ struct rootfs_spec
 int rootfs_prepare (const struct rootfs_spec *spec, int *rootfd,
                     struct child_error *cerr);
 
-/* Performs every mount of the plan under rootfd. */
+/* Performs the mounts of the plan under rootfd: the deferred ones
+ * (mount_step.deferred) or the others. */
 int rootfs_mount_all (const struct rootfs_spec *spec, int rootfd,
-                      struct child_error *cerr);
+                      bool deferred, struct child_error *cerr);
 
 /* pivot_root (or MS_MOVE + chroot with no_pivot) into rootfd. */
 int rootfs_pivot (const struct rootfs_spec *spec, int rootfd,
                   struct child_error *cerr);
 
-/* After the pivot: masked paths, read-only paths, root propagation and the
- * read-only root. */
+/* After the pivot: masked paths, read-only paths, protected paths, root
+ * propagation and the read-only root. */
 int rootfs_finalize (const struct rootfs_spec *spec, struct child_error *cerr);
 
 /* Bind-mounts the file behind fd (e.g. a pty slave) onto `path` inside the

@@ -1,4 +1,9 @@
-/* Bind mounts against credentials and control sockets (see binds.h). */
+/* Bind mounts against credentials, control sockets, the host's kernel and
+ * host-side persistence (see binds.h).  Three passes: each bind is judged
+ * by its source, opened once through the host view, and dropped or kept;
+ * what the kept ones expose is scanned (bind_scan.c) and what the host
+ * runs later is protected in writable ones (persistence.c); the mounts are
+ * then rebuilt with what was added. */
 #include "config.h"
 
 #include <errno.h>
@@ -7,23 +12,11 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "bind_rules.h"
 #include "binds.h"
+#include "device_allow.h"
+#include "host_paths.h"
 #include "paths.h"
-
-/* One bind mount being judged. */
-struct bind
-{
-  const struct agent_policy *policy;
-  const struct host_view *host;
-  struct oci_config *config;
-  struct change_list *changes;
-  char *dest;   /* clean destination */
-  char *source; /* as written, cleaned ("/"-rooted when relative) */
-  char *canon;  /* real path */
-  enum host_kind kind;
-  struct str_list subdirs;
-  bool has_socket;
-};
 
 static bool
 has_option (const struct oci_mount *m, const char *opt)
@@ -50,222 +43,53 @@ binds_mount_release (struct oci_mount *m)
   memset (m, 0, sizeof (*m));
 }
 
-static void
-add_mask (struct bind *b, const char *path, const char *why)
+void
+binds_mask (struct binds_ctx *ctx, const char *path, const char *why)
 {
   cleanup_free char *clean = path_clean (path);
   struct oci_linux *l;
 
-  if (b->config->linux_cfg == NULL)
-    b->config->linux_cfg = xzalloc (sizeof (*b->config->linux_cfg));
-  l = b->config->linux_cfg;
-  if (str_list_contains (&l->masked_paths, clean))
+  if (ctx->config->linux_cfg == NULL)
+    ctx->config->linux_cfg = xzalloc (sizeof (*ctx->config->linux_cfg));
+  l = ctx->config->linux_cfg;
+  if (str_list_contains (ctx->required_masks, clean))
     return;
+  str_list_append (ctx->required_masks, clean);
+  if (str_list_contains (&l->masked_paths, clean))
+    return; /* the bundle's, or a config hardened before */
   str_list_append (&l->masked_paths, clean);
-  change_add (b->changes, CHANGE_PATH_MASKED, clean, why);
+  change_add (ctx->changes, CHANGE_PATH_MASKED, clean, why);
 }
 
-/* Masks container_path when canon/rel exists on the host. */
-static int
-mask_if_exists (struct bind *b, const char *rel, const char *container_path,
-                const char *why, agentrt_error_t *err)
+void
+binds_container_paths (const struct binds_ctx *ctx, const char *target,
+                       struct str_list *out)
 {
-  cleanup_free char *full = path_join (b->canon, rel);
-  bool exists = false;
-
-  if (b->host->exists (b->host->ctx, full, &exists, err) < 0)
-    return -1;
-  if (exists)
-    add_mask (b, container_path, why);
-  return 0;
-}
-
-static char *
-dest_reason (const struct bind *b)
-{
-  const struct str_list *creds = &b->policy->credential_paths;
-
-  for (size_t i = 0; i < creds->len; i++)
+  for (size_t i = 0; i < ctx->n_kept; i++)
     {
-      const char *e = creds->items[i];
-      if (e[0] == '/' ? path_is_under (b->dest, e)
-                      : path_has_components (b->dest, e, false))
-        return xasprintf ("the destination is a credential location (%s)", e);
-    }
-  return NULL;
-}
-
-static char *
-socket_reason (const struct bind *b)
-{
-  const struct str_list *socks = &b->policy->socket_paths;
-
-  if (b->kind == HOST_SOCKET)
-    return xstrdup ("the source is a unix socket");
-  for (size_t i = 0; i < socks->len; i++)
-    {
-      const char *rest = NULL;
-      switch (path_relate (b->canon, socks->items[i], &rest))
-        {
-        case PATH_MATCH:
-          return xasprintf ("the source is an engine socket path (%s)",
-                            socks->items[i]);
-        case PATH_ABOVE:
-          if (rest[0] == '*' && (rest[1] == '/' || rest[1] == '\0'))
-            return xasprintf ("the source holds engine socket dirs (%s)",
-                              socks->items[i]);
-          break;
-        default:
-          break;
-        }
-    }
-  if (b->has_socket)
-    return xstrdup ("the source directory holds unix sockets");
-  return NULL;
-}
-
-static char *
-source_reason (const struct bind *b)
-{
-  const struct str_list *creds = &b->policy->credential_paths;
-
-  if (strcmp (b->canon, "/") == 0)
-    return xstrdup ("the source is the host's root directory");
-  if (path_is_under (b->canon, "/proc"))
-    return xstrdup ("the source is in the host's /proc");
-  for (size_t i = 0; i < creds->len; i++)
-    {
-      const char *e = creds->items[i];
-      bool hit = e[0] == '/'
-                     ? path_is_under (b->canon, e)
-                           || path_is_under (b->source, e)
-                     : path_has_components (b->canon, e, false)
-                           || path_has_components (b->source, e, false);
-      if (hit)
-        return xasprintf ("the source is a credential path (%s)", e);
-    }
-  return socket_reason (b);
-}
-
-/* Engine socket paths below the source: masked at the deepest component
- * before a `*`. */
-static int
-socket_masks (struct bind *b, agentrt_error_t *err)
-{
-  const struct str_list *socks = &b->policy->socket_paths;
-
-  for (size_t i = 0; i < socks->len; i++)
-    {
-      const char *rest = NULL, *star;
-      if (path_relate (b->canon, socks->items[i], &rest) != PATH_ABOVE)
+      const struct kept_bind *k = &ctx->kept[i];
+      if (!path_is_under (target, k->canon))
         continue;
-      star = strstr (rest, "/*");
-      cleanup_free char *rel
-          = star ? xstrndup (rest, (size_t) (star - rest)) : xstrdup (rest);
-      cleanup_free char *target = path_join (b->dest, rel);
-      cleanup_free char *why = xasprintf ("engine socket path %s in the bind "
-                                          "mount of %s", socks->items[i],
-                                          b->canon);
-      if (mask_if_exists (b, rel, target, why, err) < 0)
-        return -1;
+      cleanup_free char *p
+          = xasprintf ("%s%s", k->dest,
+                       strcmp (k->canon, "/") ? target + strlen (k->canon)
+                                              : target);
+      cleanup_free char *clean = path_clean (p);
+      if (!str_list_contains (out, clean))
+        str_list_append (out, clean);
     }
-  return 0;
 }
 
-/* A relative credential entry: in the source, in each subdirectory (a
- * mounted /home), and its tail when the source or the destination is one
- * of its leading components (a mounted ~/.docker or ~/.config). */
-static int
-relative_masks (struct bind *b, const char *e, const char *why,
-                agentrt_error_t *err)
+/* The bind being judged in the first pass. */
+struct bind
 {
-  cleanup_free char *direct = path_join (b->dest, e);
-
-  if (mask_if_exists (b, e, direct, why, err) < 0)
-    return -1;
-  for (const char *slash = strchr (e, '/'); slash; slash = strchr (slash + 1, '/'))
-    {
-      cleanup_free char *head = xstrndup (e, (size_t) (slash - e));
-      cleanup_free char *tail_target = path_join (b->dest, slash + 1);
-      if ((path_has_components (b->canon, head, true)
-           || path_has_components (b->dest, head, true))
-          && mask_if_exists (b, slash + 1, tail_target, why, err) < 0)
-        return -1;
-    }
-  for (size_t i = 0; i < b->subdirs.len; i++)
-    {
-      cleanup_free char *rel = path_join (b->subdirs.items[i], e);
-      cleanup_free char *target = path_join (b->dest, rel);
-      if (mask_if_exists (b, rel, target, why, err) < 0)
-        return -1;
-    }
-  return 0;
-}
-
-/* An absolute credential entry below the source (a host path), or below
- * the destination (a container path). */
-static int
-absolute_masks (struct bind *b, const char *e, const char *why,
-                agentrt_error_t *err)
-{
-  const char *rest = NULL;
-
-  if (path_relate (b->canon, e, &rest) == PATH_ABOVE)
-    {
-      cleanup_free char *target = path_join (b->dest, rest);
-      if (mask_if_exists (b, rest, target, why, err) < 0)
-        return -1;
-    }
-  if (path_relate (b->dest, e, &rest) == PATH_ABOVE
-      && mask_if_exists (b, rest, e, why, err) < 0)
-    return -1;
-  return 0;
-}
-
-static int
-credential_masks (struct bind *b, agentrt_error_t *err)
-{
-  const struct str_list *creds = &b->policy->credential_paths;
-
-  for (size_t i = 0; i < creds->len; i++)
-    {
-      const char *e = creds->items[i];
-      cleanup_free char *why = xasprintf ("credential path %s in the bind "
-                                          "mount of %s", e, b->canon);
-      if (e[0] == '/' ? absolute_masks (b, e, why, err) < 0
-                      : relative_masks (b, e, why, err) < 0)
-        return -1;
-    }
-  return 0;
-}
-
-/* Judges one bind mount: *why_drop is set when it must not be kept. */
-static int
-judge (struct bind *b, const struct oci_mount *m, char **why_drop,
-       agentrt_error_t *err)
-{
-  cleanup_free char *rooted = xasprintf ("/%s", m->source);
-  const struct host_view *h = b->host;
-
-  b->source = path_clean (m->source[0] == '/' ? m->source : rooted);
-  *why_drop = dest_reason (b);
-  if (*why_drop)
-    return 0;
-  if (h->resolve (h->ctx, m->source, &b->canon, &b->kind, err) < 0)
-    return -1;
-  if (b->canon == NULL)
-    return agentrt_error (err, ENOENT, "bind source `%s` does not exist",
-                          m->source);
-  if (b->kind == HOST_DIR
-      && h->scan_dir (h->ctx, b->canon, &b->subdirs, &b->has_socket, err) < 0)
-    return -1;
-  *why_drop = source_reason (b);
-  if (*why_drop || b->kind != HOST_DIR)
-    return 0;
-  if (socket_masks (b, err) < 0)
-    return -1;
-  return credential_masks (b, err);
-}
+  struct binds_ctx *ctx;
+  const struct oci_mount *m;
+  char *dest;   /* clean destination */
+  char *source; /* as written, cleaned ("/"-rooted when relative) */
+  char *canon;  /* canonical path of the open source */
+  struct host_node node;
+};
 
 static void
 bind_release (struct bind *b)
@@ -273,67 +97,420 @@ bind_release (struct bind *b)
   free (b->dest);
   free (b->source);
   free (b->canon);
-  str_list_free (&b->subdirs);
 }
 
-/* Returns 1 to keep the mount, 0 to drop it, -1 on error. */
-static int
-harden_one (struct bind *b, struct oci_mount *m, agentrt_error_t *err)
+static bool
+allowed_device (const struct bind *b)
 {
-  cleanup_free char *why = NULL;
+  return b->node.kind == HOST_CHAR
+         && device_allow_contains (b->ctx->policy, b->node.major,
+                                   b->node.minor);
+}
 
-  if (m->source == NULL)
-    return 1;
-  b->dest = path_clean (m->destination);
-  if (judge (b, m, &why, err) < 0)
-    return -1;
-  if (why)
+static char *
+dest_reason (const struct bind *b)
+{
+  const struct str_list *creds = &b->ctx->policy->credential_paths;
+
+  for (size_t i = 0; i < creds->len; i++)
     {
-      change_addf (b->changes, CHANGE_MOUNT_DROPPED, why, "%s (source %s)",
-                   b->dest, m->source);
+      const char *e = creds->items[i];
+      const char *rest = NULL;
+      if (e[0] == '/' ? path_relate (b->dest, e, &rest) == PATH_MATCH
+                            || path_relate (b->dest, e, &rest) == PATH_BELOW
+                      : path_has_components (b->dest, e, false))
+        return xasprintf ("the destination is a credential location (%s)", e);
+    }
+  return NULL;
+}
+
+/* The first pattern of the list that `path` is (PATH_MATCH) or lies below
+ * (below too). */
+static const char *
+matching (const char *path, const char *const *patterns, size_t n, bool below)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *rest = NULL;
+      enum path_relation r = path_relate (path, patterns[i], &rest);
+      if (r == PATH_MATCH || (below && r == PATH_BELOW))
+        return patterns[i];
+    }
+  return NULL;
+}
+
+static const char *
+matching_list (const char *path, const struct str_list *l, bool below)
+{
+  return matching (path, (const char *const *) l->items, l->len, below);
+}
+
+static char *
+device_reason (const struct bind *b)
+{
+  if (b->node.kind == HOST_BLOCK)
+    return xasprintf ("the source is a block device (%u:%u)", b->node.major,
+                      b->node.minor);
+  if (b->node.kind == HOST_CHAR && !allowed_device (b))
+    return xasprintf ("the source is a character device not allowed "
+                      "(%u:%u; the policy's devices.allow)", b->node.major,
+                      b->node.minor);
+  return NULL;
+}
+
+static char *
+kernel_reason (const struct bind *b)
+{
+  const char *k;
+
+  if (allowed_device (b))
+    return NULL;
+  if (b->node.special_fs)
+    return xasprintf ("the source is on %s, a kernel interface of the host",
+                      b->node.special_fs);
+  k = matching (b->canon, host_paths_kernel.items, host_paths_kernel.len, true);
+  return k ? xasprintf ("the source is the host's %s or below it", k) : NULL;
+}
+
+static char *
+credential_reason (const struct bind *b)
+{
+  const struct str_list *creds = &b->ctx->policy->credential_paths;
+  const char *hit;
+
+  for (size_t i = 0; i < creds->len; i++)
+    {
+      const char *e = creds->items[i];
+      bool found = e[0] == '/'
+                       ? matching (b->canon, &e, 1, true)
+                             || matching (b->source, &e, 1, true)
+                       : path_has_components (b->canon, e, false)
+                             || path_has_components (b->source, e, false);
+      if (found)
+        return xasprintf ("the source is a credential path (%s)", e);
+    }
+  hit = matching (b->canon, host_paths_stores.items, host_paths_stores.len,
+                  false);
+  if (hit)
+    return xasprintf ("the source is a credential store of the host (%s)",
+                      hit);
+  hit = matching_list (b->canon, b->ctx->host->private_dirs, true);
+  return hit ? xasprintf ("the source is agentrt's own directory %s", hit)
+             : NULL;
+}
+
+static int
+socket_reason (const struct bind *b, char **why, agentrt_error_t *err)
+{
+  const struct str_list *socks = &b->ctx->policy->socket_paths;
+  const struct host_view *h = b->ctx->host;
+  struct host_dirent *ents = NULL;
+  size_t n = 0;
+  const char *hit;
+
+  *why = NULL;
+  if (b->node.kind == HOST_SOCKET)
+    {
+      *why = xstrdup ("the source is a unix socket");
       return 0;
     }
-  if (b->canon && strcmp (b->canon, m->source) != 0)
+  hit = matching_list (b->canon, socks, false);
+  if (hit)
     {
-      change_addf (b->changes, CHANGE_MOUNT_SOURCE,
+      *why = xasprintf ("the source is a control socket path (%s)", hit);
+      return 0;
+    }
+  if (b->node.kind != HOST_DIR)
+    return 0;
+  if (h->list_dir (h->ctx, b->canon, &ents, &n, err) < 0)
+    return -1;
+  for (size_t i = 0; *why == NULL && i < n; i++)
+    if (ents[i].kind == HOST_SOCKET)
+      *why = xstrdup ("the source directory holds unix sockets");
+  host_dirents_free (ents, n);
+  return 0;
+}
+
+/* Judges one bind: *why_drop is set when it must not be kept. */
+static int
+judge (struct bind *b, char **why_drop, agentrt_error_t *err)
+{
+  const struct host_view *h = b->ctx->host;
+  cleanup_free char *rooted = xasprintf ("/%s", b->m->source);
+
+  b->source = path_clean (b->m->source[0] == '/' ? b->m->source : rooted);
+  *why_drop = dest_reason (b);
+  if (*why_drop)
+    return 0;
+  if (h->open_source (h->ctx, b->m->source, true, &b->canon, &b->node, err)
+      < 0)
+    return -1;
+  if (b->canon == NULL)
+    return agentrt_error (err, ENOENT, "bind source `%s` does not exist",
+                          b->m->source);
+  if (strcmp (b->canon, "/") == 0)
+    *why_drop = xstrdup ("the source is the host's root directory");
+  if (*why_drop == NULL)
+    *why_drop = device_reason (b);
+  if (*why_drop == NULL)
+    *why_drop = kernel_reason (b);
+  if (*why_drop == NULL)
+    *why_drop = credential_reason (b);
+  if (*why_drop == NULL)
+    return socket_reason (b, why_drop, err);
+  return 0;
+}
+
+static void
+add_option (struct oci_mount *m, const char *opt)
+{
+  if (!has_option (m, opt))
+    str_list_append (&m->options, opt);
+}
+
+static void
+remove_option (struct oci_mount *m, const char *opt)
+{
+  size_t out = 0;
+
+  for (size_t i = 0; i < m->options.len; i++)
+    if (strcmp (m->options.items[i], opt) == 0)
+      free (m->options.items[i]);
+    else
+      m->options.items[out++] = m->options.items[i];
+  m->options.len = out;
+  if (m->options.items)
+    m->options.items[out] = NULL;
+}
+
+static bool
+is_writable (const struct oci_mount *m)
+{
+  return !has_option (m, "ro") && !has_option (m, "rro");
+}
+
+/* A writable bind of a host system directory, or of what lies in a
+ * home's dot directories or bin (what the host runs later), is made
+ * read-only: why, or NULL. */
+static const char *
+readonly_reason (const struct bind *b)
+{
+  const struct str_list *homes = b->ctx->host->homes;
+
+  if (matching (b->canon, host_paths_system.items, host_paths_system.len,
+                true))
+    return "a system directory of the host: what root on the host runs";
+  if (!b->ctx->policy->protect_persistence)
+    return NULL;
+  for (size_t i = 0; i < homes->len; i++)
+    {
+      const char *rest;
+      if (!path_is_under (b->canon, homes->items[i])
+          || strcmp (b->canon, homes->items[i]) == 0)
+        continue;
+      rest = b->canon + strlen (homes->items[i]) + 1;
+      if (rest[0] == '.' || strcmp (rest, "bin") == 0
+          || strncmp (rest, "bin/", 4) == 0)
+        return "in a home's dot directories or bin: what the host user's "
+               "tools run later";
+    }
+  return NULL;
+}
+
+/* A kept bind: its checked source, no setuid or device files (unless it
+ * is an allowed device itself), read-only where the host runs what it
+ * holds. */
+static void
+keep (struct bind *b, struct oci_mount *m, size_t index)
+{
+  struct binds_ctx *ctx = b->ctx;
+  struct kept_bind *k;
+  const char *ro;
+
+  if (strcmp (b->canon, m->source) != 0)
+    {
+      change_addf (ctx->changes, CHANGE_MOUNT_SOURCE,
                    "what is mounted is the path that was checked",
                    "%s: %s -> %s", b->dest, m->source, b->canon);
       free (m->source);
       m->source = xstrdup (b->canon);
     }
-  return 1;
+  if (!has_option (m, "nosuid") || (!allowed_device (b) && !has_option (m, "nodev")))
+    change_addf (ctx->changes, CHANGE_MOUNT_OPTIONS,
+                 "no setuid files or device nodes through a bind mount",
+                 "%s: nosuid%s", b->dest, allowed_device (b) ? "" : ", nodev");
+  remove_option (m, "suid");
+  add_option (m, "nosuid");
+  if (!allowed_device (b))
+    {
+      remove_option (m, "dev");
+      add_option (m, "nodev");
+    }
+  ro = is_writable (m) ? readonly_reason (b) : NULL;
+  if (ro)
+    {
+      remove_option (m, "rw");
+      remove_option (m, "rrw");
+      add_option (m, "ro");
+      add_option (m, "rro");
+      change_addf (ctx->changes, CHANGE_MOUNT_OPTIONS, ro, "%s: read-only",
+                   b->dest);
+    }
+  ctx->kept = xreallocarray (ctx->kept, ctx->n_kept + 1, sizeof (*ctx->kept));
+  k = &ctx->kept[ctx->n_kept++];
+  k->index = index;
+  k->dest = steal_pointer (&b->dest);
+  k->canon = steal_pointer (&b->canon);
+  k->node = b->node;
+  k->writable = is_writable (m);
+  k->recursive = has_option (m, "rbind");
+}
+
+/* Returns 1 to keep the mount, 0 to drop it, -1 on error. */
+static int
+first_pass (struct binds_ctx *ctx, struct oci_mount *m, size_t index,
+            agentrt_error_t *err)
+{
+  struct bind b = { .ctx = ctx, .m = m };
+  cleanup_free char *why = NULL;
+  int r = 1;
+
+  if (m->source == NULL)
+    return 1;
+  b.dest = path_clean (m->destination);
+  if (judge (&b, &why, err) < 0)
+    r = -1;
+  else if (why)
+    {
+      change_addf (ctx->changes, CHANGE_MOUNT_DROPPED, why, "%s (source %s)",
+                   b.dest, m->source);
+      r = 0;
+    }
+  else
+    keep (&b, m, index);
+  bind_release (&b);
+  return r;
+}
+
+static int
+compare_strings (const void *a, const void *b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+credential_heads (struct binds_ctx *ctx)
+{
+  const struct str_list *creds = &ctx->policy->credential_paths;
+
+  for (size_t i = 0; i < creds->len; i++)
+    {
+      const char *e = creds->items[i];
+      if (e[0] == '/')
+        continue;
+      cleanup_free char *head = xstrndup (e, strcspn (e, "/"));
+      if (!str_list_contains (&ctx->credential_heads, head))
+        str_list_append (&ctx->credential_heads, head);
+    }
+  if (ctx->credential_heads.len)
+    qsort (ctx->credential_heads.items, ctx->credential_heads.len,
+           sizeof (char *), compare_strings);
+}
+
+static int
+second_pass (struct binds_ctx *ctx, agentrt_error_t *err)
+{
+  for (size_t i = 0; i < ctx->n_kept; i++)
+    {
+      struct str_list homes = { NULL, 0 }, git = { NULL, 0 };
+      int r;
+      if (ctx->kept[i].node.kind != HOST_DIR)
+        continue;
+      r = bind_scan (ctx, &ctx->kept[i], &homes, &git, err);
+      if (r == 0 && ctx->kept[i].writable)
+        r = persistence_protect (ctx, i, &homes, &git, err);
+      str_list_free (&homes);
+      str_list_free (&git);
+      if (r < 0)
+        return agentrt_error_wrap (err, "mounts[%zu] (`%s`)",
+                                   ctx->kept[i].index, ctx->kept[i].dest);
+    }
+  return 0;
+}
+
+/* The mounts in their order, the dropped ones left out, the added ones
+ * right after the kept bind they belong to. */
+static void
+rebuild (struct binds_ctx *ctx, const bool *kept)
+{
+  struct oci_config *c = ctx->config;
+  size_t n = 0, total = c->n_mounts + ctx->n_added, k = 0;
+  struct oci_mount *out = xzalloc ((total + 1) * sizeof (*out));
+
+  for (size_t i = 0; i < c->n_mounts; i++)
+    {
+      if (!kept[i])
+        {
+          binds_mount_release (&c->mounts[i]);
+          continue;
+        }
+      out[n++] = c->mounts[i];
+      while (k < ctx->n_kept && ctx->kept[k].index < i)
+        k++;
+      if (k < ctx->n_kept && ctx->kept[k].index == i)
+        for (size_t a = 0; a < ctx->n_added; a++)
+          if (ctx->added[a].after == k)
+            {
+              out[n++] = ctx->added[a].mount;
+              memset (&ctx->added[a].mount, 0, sizeof (ctx->added[a].mount));
+            }
+    }
+  free (c->mounts);
+  c->mounts = out;
+  c->n_mounts = n;
+}
+
+static void
+ctx_release (struct binds_ctx *ctx)
+{
+  for (size_t i = 0; i < ctx->n_kept; i++)
+    {
+      free (ctx->kept[i].dest);
+      free (ctx->kept[i].canon);
+    }
+  free (ctx->kept);
+  for (size_t i = 0; i < ctx->n_added; i++)
+    binds_mount_release (&ctx->added[i].mount);
+  free (ctx->added);
+  str_list_free (&ctx->credential_heads);
 }
 
 int
 binds_harden (struct oci_config *config, const struct agent_policy *policy,
-              const struct host_view *host, struct change_list *changes,
-              agentrt_error_t *err)
+              const struct host_view *host, struct harden_directives *d,
+              struct change_list *changes, agentrt_error_t *err)
 {
-  size_t out = 0;
+  struct binds_ctx ctx = { .config = config, .policy = policy, .host = host,
+                           .changes = changes,
+                           .required_masks = &d->required_masks,
+                           .protected_paths = &d->protected_paths,
+                           .protected_dirs = &d->protected_dirs };
+  cleanup_free bool *kept = xzalloc ((config->n_mounts + 1) * sizeof (bool));
+  int r = 0;
 
-  for (size_t i = 0; i < config->n_mounts; i++)
+  credential_heads (&ctx);
+  for (size_t i = 0; r == 0 && i < config->n_mounts; i++)
     {
       struct oci_mount *m = &config->mounts[i];
-      struct bind b = { .policy = policy, .host = host, .config = config,
-                        .changes = changes };
-      int keep = binds_is_bind (m) ? harden_one (&b, m, err) : 1;
-
-      bind_release (&b);
-      if (keep < 0)
-        {
-          agentrt_error_wrap (err, "mounts[%zu] (`%s`)", i, m->destination);
-          /* Close the gap left by dropped mounts so the config stays
-           * freeable. */
-          for (size_t j = i; j < config->n_mounts; j++)
-            config->mounts[out++] = config->mounts[j];
-          config->n_mounts = out;
-          return -1;
-        }
-      if (keep)
-        config->mounts[out++] = *m;
-      else
-        binds_mount_release (m);
+      int keep_it = binds_is_bind (m) ? first_pass (&ctx, m, i, err) : 1;
+      if (keep_it < 0)
+        r = agentrt_error_wrap (err, "mounts[%zu] (`%s`)", i, m->destination);
+      kept[i] = keep_it == 1;
     }
-  config->n_mounts = out;
-  return 0;
+  if (r == 0)
+    r = second_pass (&ctx, err);
+  if (r == 0)
+    rebuild (&ctx, kept);
+  ctx_release (&ctx);
+  return r;
 }

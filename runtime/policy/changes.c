@@ -28,6 +28,8 @@ static const char *const kind_names[] = {
   [CHANGE_SECCOMP] = "seccomp",
   [CHANGE_KERNEL_PATH] = "kernel-path",
   [CHANGE_DEVICE] = "device",
+  [CHANGE_MOUNT_OPTIONS] = "mount-options",
+  [CHANGE_PATH_READONLY] = "path-readonly",
 };
 
 const char *

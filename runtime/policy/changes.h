@@ -27,7 +27,9 @@ enum change_kind
   CHANGE_EGRESS,         /* egress mode and allowlist */
   CHANGE_SECCOMP,        /* agent seccomp profile stacked */
   CHANGE_KERNEL_PATH,    /* a /proc or /sys path masked or made read-only */
-  CHANGE_DEVICE,         /* a block device removed or denied */
+  CHANGE_DEVICE,         /* a device removed, or the device rules replaced */
+  CHANGE_MOUNT_OPTIONS,  /* a mount's options forced (ro, nosuid...) */
+  CHANGE_PATH_READONLY,  /* a path made read-only (host-side persistence) */
 };
 
 struct change

@@ -3,6 +3,7 @@
  * limits and namespaces, and the directives the runtime enforces. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "annotations.h"
 #include "binds.h"
 #include "env_scrub.h"
+#include "fs_mounts.h"
 #include "harden.h"
 #include "kernel_surface.h"
 #include "privileges.h"
@@ -188,7 +190,38 @@ static const struct
   { OCI_NS_PID, "the agent never sees host processes (/proc/PID/environ)" },
   { OCI_NS_IPC, "the agent never shares the host's IPC objects" },
   { OCI_NS_MOUNT, "mounts need their own namespace" },
+  { OCI_NS_UTS, "the agent never shares the host's hostname" },
+  { OCI_NS_CGROUP, "the agent sees its own cgroup as the root, not the "
+                   "host's tree" },
 };
+
+/* A namespace joined by path must not be the host's (the runtime's own or
+ * pid 1's): that would undo the namespace.  The network namespace is the
+ * exception: the egress sidecar's outside may be the host's (the agent
+ * gets a new one). */
+static int
+refuse_host_namespaces (const struct oci_config *c,
+                        const struct host_view *host, agentrt_error_t *err)
+{
+  const struct oci_linux *l = c->linux_cfg;
+
+  for (size_t i = 0; l && i < l->n_namespaces; i++)
+    {
+      const struct oci_namespace *ns = &l->namespaces[i];
+      bool is_host = false;
+      if (ns->path == NULL || ns->path[0] == '\0'
+          || ns->type == OCI_NS_NETWORK)
+        continue;
+      if (host->ns_is_host (host->ctx, ns->path, ns->type, &is_host, err) < 0)
+        return agentrt_error_wrap (err, "linux.namespaces[%zu].path", i);
+      if (is_host)
+        return agentrt_error (err, EPERM, "linux.namespaces[%zu].path `%s`: "
+                              "the host's %s namespace (a hardened container "
+                              "never joins one)", i, ns->path,
+                              oci_namespace_type_name (ns->type));
+    }
+  return 0;
+}
 
 /* Adds the namespaces the bundle left to the host's.  Returns which
  * network namespace is the egress "outside". */
@@ -250,6 +283,7 @@ fill_directives (struct harden_directives *d, struct harden_request *req,
 static void
 record_directives (const struct harden_directives *d,
                    const struct harden_request *req,
+                   const struct agent_policy *policy,
                    struct change_list *changes)
 {
   if (d->seccomp_profile)
@@ -261,6 +295,10 @@ record_directives (const struct harden_directives *d,
   change_addf (changes, CHANGE_LIFETIME,
                req->has_timeout ? "run.agentrt.timeout" : "policy "
                "limits.lifetime", "%llus", (unsigned long long) d->lifetime);
+  if (!policy->protect_persistence)
+    change_add (changes, CHANGE_PATH_READONLY, "none in writable binds",
+                "the policy's binds.protectPersistence is false: what the "
+                "host runs later may be changed by the agent");
   if (d->egress == HARDEN_EGRESS_NONE)
     change_add (changes, CHANGE_EGRESS, "none (`lo` only)",
                 "run.agentrt.egress=none");
@@ -282,8 +320,13 @@ harden (struct oci_config *config, const struct agent_policy *policy,
   memset (&r, 0, sizeof (r));
   if (annotations_parse (annotations, policy, &req, err) < 0)
     return -1;
+  if (refuse_host_namespaces (config, host, err) < 0)
+    {
+      harden_request_release (&req);
+      return -1;
+    }
   fill_directives (&r.directives, &req, policy);
-  if (binds_harden (config, policy, host, &r.changes, err) < 0)
+  if (binds_harden (config, policy, host, &r.directives, &r.changes, err) < 0)
     {
       harden_request_release (&req);
       harden_result_release (&r);
@@ -294,12 +337,13 @@ harden (struct oci_config *config, const struct agent_policy *policy,
   r.directives.rootfs = harden_rootfs (config, req.rootfs, policy, &r.changes);
   tmpfs_harden (config, policy, r.directives.rootfs, &r.changes);
   harden_limits (config, policy, &r.changes);
-  kernel_surface_harden (config, &r.changes);
+  kernel_surface_harden (config, policy, &r.changes);
+  fs_mounts_harden (config, &r.changes);
   r.directives.netns = harden_namespaces (config, &r.changes);
   if (r.directives.netns == HARDEN_NETNS_BUNDLE
       && fresh_netns_is_agents (config, r.directives.egress))
     r.directives.netns = HARDEN_NETNS_FRESH;
-  record_directives (&r.directives, &req, &r.changes);
+  record_directives (&r.directives, &req, policy, &r.changes);
   harden_request_release (&req);
   *result = r;
   return 0;
@@ -314,8 +358,21 @@ harden_result_release (struct harden_result *result)
   free (d->egress_allow);
   str_list_free (&d->env_keep);
   free (d->audit_dir);
+  str_list_free (&d->required_masks);
+  str_list_free (&d->protected_paths);
+  str_list_free (&d->protected_dirs);
   change_list_release (&result->changes);
   memset (result, 0, sizeof (*result));
+}
+
+static void
+write_list (struct json_writer *w, const char *key, const struct str_list *l)
+{
+  json_key (w, key);
+  json_begin_array (w);
+  for (size_t i = 0; i < l->len; i++)
+    json_string (w, l->items[i]);
+  json_end_array (w);
 }
 
 void
@@ -335,14 +392,13 @@ harden_directives_write_json (const struct harden_directives *d,
                               : d->netns == HARDEN_NETNS_SHARED ? "shared"
                               : d->netns == HARDEN_NETNS_FRESH  ? "fresh"
                                                                 : "bundle");
-  json_key (w, "envKeep");
-  json_begin_array (w);
-  for (size_t i = 0; i < d->env_keep.len; i++)
-    json_string (w, d->env_keep.items[i]);
-  json_end_array (w);
+  write_list (w, "envKeep", &d->env_keep);
   json_kv_uint (w, "sidecarUid", d->sidecar_uid);
   json_kv_uint (w, "sidecarGid", d->sidecar_gid);
   json_kv_uint (w, "sidecarBusyPollMicroseconds", d->sidecar_busy_poll_us);
   json_kv_string (w, "auditDir", d->audit_dir);
+  write_list (w, "requiredMasks", &d->required_masks);
+  write_list (w, "protectedPaths", &d->protected_paths);
+  write_list (w, "protectedDirs", &d->protected_dirs);
   json_end_object (w);
 }

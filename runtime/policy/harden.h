@@ -92,6 +92,16 @@ struct harden_directives
   uint32_t sidecar_gid;
   uint32_t sidecar_busy_poll_us;
   char *audit_dir;
+
+  /* Masks of linux.maskedPaths that must be applied: what the bind scan
+   * found on the host (a credential, a socket).  A container path that is
+   * missing or cannot be masked fails the create, never a silent skip. */
+  struct str_list required_masks;
+  /* Container paths made read-only after the masks (what the host runs
+   * later: git config and hooks in writable binds); they must exist.  The
+   * second list's are directories made empty first when missing. */
+  struct str_list protected_paths;
+  struct str_list protected_dirs;
 };
 
 struct harden_result

@@ -1,18 +1,25 @@
 # runtime/policy/: the pure hardening step (harden.h) and the admin policy
-# model (policy.h); host_view.c is the one file with I/O (the real host
-# view the runtime passes).  Depends on liboci.a (config helpers, JSON
-# writer) and libegress.a (allowlist syntax).
+# model (policy.h); host_view.c and host_facts.c are the files with I/O
+# (the real host view the runtime passes).  Depends on liboci.a (config
+# helpers, JSON writer) and libegress.a (allowlist syntax).
 noinst_LIBRARIES += libpolicy.a
 libpolicy_a_SOURCES = \
 	runtime/policy/annotations.c runtime/policy/annotations.h \
+	runtime/policy/bind_rules.h \
+	runtime/policy/bind_scan.c \
 	runtime/policy/binds.c runtime/policy/binds.h \
 	runtime/policy/changes.c runtime/policy/changes.h \
+	runtime/policy/device_allow.c runtime/policy/device_allow.h \
 	runtime/policy/egress_policy.c runtime/policy/egress_policy.h \
 	runtime/policy/env_scrub.c runtime/policy/env_scrub.h \
+	runtime/policy/fs_mounts.c runtime/policy/fs_mounts.h \
 	runtime/policy/harden.c runtime/policy/harden.h \
 	runtime/policy/kernel_surface.c runtime/policy/kernel_surface.h \
+	runtime/policy/host_facts.c runtime/policy/host_facts.h \
+	runtime/policy/host_paths.c runtime/policy/host_paths.h \
 	runtime/policy/host_view.c runtime/policy/host_view.h \
 	runtime/policy/paths.c runtime/policy/paths.h \
+	runtime/policy/persistence.c \
 	runtime/policy/policy.c runtime/policy/policy.h \
 	runtime/policy/privileges.c runtime/policy/privileges.h \
 	runtime/policy/tmpfs.c runtime/policy/tmpfs.h

@@ -1,6 +1,7 @@
 /* Lexical path operations (see paths.h). */
 #include "config.h"
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,33 @@ path_has_components (const char *path, const char *rel, bool ends_only)
   return false;
 }
 
+bool
+path_is_pattern (const char *s, size_t len)
+{
+  for (size_t i = 0; i < len; i++)
+    if (s[i] == '*' || s[i] == '?' || s[i] == '[')
+      return true;
+  return false;
+}
+
+bool
+path_component_match (const char *pattern, size_t plen, const char *name,
+                      size_t nlen)
+{
+  char pat[256], nm[256];
+
+  if (!path_is_pattern (pattern, plen))
+    return plen == nlen && memcmp (pattern, name, plen) == 0;
+  if (plen >= sizeof (pat) || nlen >= sizeof (nm))
+    return false;
+  memcpy (pat, pattern, plen);
+  pat[plen] = '\0';
+  memcpy (nm, name, nlen);
+  nm[nlen] = '\0';
+  /* a leading dot is matched only by a leading dot, as in the shell */
+  return fnmatch (pat, nm, FNM_PERIOD) == 0;
+}
+
 enum path_relation
 path_relate (const char *path, const char *pattern, const char **rest)
 {
@@ -94,7 +122,6 @@ path_relate (const char *path, const char *pattern, const char **rest)
   for (;;)
     {
       size_t lp, lq;
-      bool star;
 
       if (*p == '\0')
         {
@@ -107,8 +134,7 @@ path_relate (const char *path, const char *pattern, const char **rest)
         return PATH_BELOW;
       lp = strcspn (p, "/");
       lq = strcspn (q, "/");
-      star = lq == 1 && q[0] == '*';
-      if (!star && (lp != lq || memcmp (p, q, lp) != 0))
+      if (!path_component_match (q, lq, p, lp))
         return PATH_UNRELATED;
       p += lp + (p[lp] == '/');
       q += lq + (q[lq] == '/');

@@ -5,6 +5,7 @@
 #define AGENTRT_POLICY_PATHS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* An absolute path with "//", "." and ".." folded (".." stops at "/") and
  * no trailing '/'.  A relative path is returned as a copy.  malloc'd. */
@@ -28,8 +29,17 @@ enum path_relation
   PATH_ABOVE,  /* path is an ancestor of what the pattern matches */
 };
 
-/* Relates a clean absolute path to a pattern whose `*` components match
- * any one component.  For PATH_ABOVE, *rest points into the pattern at
+/* Does the component (not NUL-terminated) hold a glob character? */
+bool path_is_pattern (const char *s, size_t len);
+
+/* Does the component `name` match the component `pattern` (fnmatch, a
+ * leading dot matched only by a leading dot; plain text compares
+ * exactly)? */
+bool path_component_match (const char *pattern, size_t plen,
+                           const char *name, size_t nlen);
+
+/* Relates a clean absolute path to a pattern whose components may be
+ * globs ("*", "ssh-*"), each matching one component.  For PATH_ABOVE, *rest points into the pattern at
  * the components below path (they may contain `*`). */
 enum path_relation path_relate (const char *path, const char *pattern,
                                 const char **rest);

@@ -9,53 +9,8 @@
 #include <strings.h>
 
 #include "common/xalloc.h"
+#include "host_paths.h"
 #include "policy.h"
-
-/* Credential files and dirs of the issue's list, then a few more of the
- * same kind (tokens that tools keep in the home directory). */
-static const char *const default_credential_paths[] = {
-  ".ssh",
-  ".aws",
-  ".azure",
-  ".config/gcloud",
-  ".kube",
-  ".docker/config.json",
-  ".netrc",
-  ".git-credentials",
-  ".gnupg",
-  ".npmrc",
-  ".pypirc",
-  ".config/gh",
-  ".config/hub",
-  ".vault-token",
-  ".password-store",
-  ".cargo/credentials",
-  ".cargo/credentials.toml",
-  ".terraform.d/credentials.tfrc.json",
-  "/var/run/secrets/kubernetes.io/serviceaccount",
-  "/run/secrets/kubernetes.io/serviceaccount",
-  "/var/run/secrets/eks.amazonaws.com/serviceaccount",
-  "/run/secrets/eks.amazonaws.com/serviceaccount",
-  "/var/run/secrets/azure/tokens",
-  "/run/secrets/azure/tokens",
-};
-
-/* Engine and host control sockets and the directories that hold them.
- * Both spellings of /var/run are listed: on some hosts it is not a
- * symlink to /run. */
-static const char *const default_socket_paths[] = {
-  "/run/docker.sock",     "/var/run/docker.sock",
-  "/run/docker",          "/var/run/docker",
-  "/run/containerd",      "/var/run/containerd",
-  "/run/podman",          "/var/run/podman",
-  "/run/crio",            "/var/run/crio",
-  "/run/buildkit",        "/var/run/buildkit",
-  "/run/k3s",             "/var/run/k3s",
-  "/run/user/*",          "/var/run/user/*",
-  "/run/dbus",            "/var/run/dbus",
-  "/run/systemd",         "/var/run/systemd",
-  "/run/snapd.socket",    "/var/run/snapd.socket",
-};
 
 static const char *const default_safe_capabilities[] = {
   "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER",  "CAP_FSETID",
@@ -84,10 +39,13 @@ policy_init_defaults (struct agent_policy *policy)
   policy->shm_size = 64 * POLICY_MIB;
   policy->home_size = 512 * POLICY_MIB;
   policy->allow_env_keep = true;
-  fill_list (&policy->credential_paths, default_credential_paths,
-             N_ELEMENTS (default_credential_paths));
-  fill_list (&policy->socket_paths, default_socket_paths,
-             N_ELEMENTS (default_socket_paths));
+  fill_list (&policy->credential_paths, host_paths_credentials.items,
+             host_paths_credentials.len);
+  fill_list (&policy->socket_paths, host_paths_sockets.items,
+             host_paths_sockets.len);
+  policy->bind_scan_depth = 8;
+  policy->bind_scan_entries = 200000;
+  policy->protect_persistence = true;
   fill_list (&policy->safe_capabilities, default_safe_capabilities,
              N_ELEMENTS (default_safe_capabilities));
   policy->pids_limit = 1024;
@@ -109,6 +67,7 @@ policy_release (struct agent_policy *policy)
   str_list_free (&policy->extra_secret_env);
   str_list_free (&policy->credential_paths);
   str_list_free (&policy->socket_paths);
+  str_list_free (&policy->allowed_devices);
   str_list_free (&policy->safe_capabilities);
   str_list_free (&policy->egress_allow);
   str_list_free (&policy->egress_ceiling);

@@ -50,17 +50,30 @@ struct agent_policy
   struct str_list extra_secret_env;
 
   /* Credential files and dirs masked wherever a bind mount exposes them.
-   * Relative entries (".ssh", ".docker/config.json") are looked for in a
-   * mount's source and one directory level down (a mounted /home);
-   * absolute ones are host and container paths.  Built-in list first, the
-   * policy file's extraPaths appended. */
+   * Relative entries (".ssh", ".docker/config.json") are looked for in
+   * every directory the scan of a bind reaches; absolute ones are host and
+   * container paths.  Built-in list (host_paths.h) first, the policy
+   * file's extraPaths appended. */
   struct str_list credential_paths;
 
-  /* Engine control sockets and socket dirs on the host (absolute; a `*`
-   * component matches any one component, as the UID in /run/user/UID).
-   * A bind mount of one is dropped; a mount of an ancestor gets it
-   * masked. */
+  /* Control sockets and socket dirs on the host (absolute; a component
+   * may be a glob, as the UID in /run/user/UID).  A bind mount of one is
+   * dropped; a mount of an ancestor gets it masked. */
   struct str_list socket_paths;
+
+  /* The scan of every directory bind for credentials, sockets, homes and
+   * git directories: how many levels deep it goes (8) and how many
+   * directory entries it reads at most over all binds before the create
+   * fails (200000); whether what the host runs later (a home's dot files,
+   * git hooks and config) is read-only in writable binds (true; only the
+   * policy file turns it off). */
+  uint32_t bind_scan_depth;
+  uint64_t bind_scan_entries;
+  bool protect_persistence;
+
+  /* Character devices allowed beyond the basic ones (device_allow.h):
+   * "fuse", "kvm", "net/tun". */
+  struct str_list allowed_devices;
 
   /* Capabilities kept (intersected with the bundle's), "CAP_CHOWN" form. */
   struct str_list safe_capabilities;

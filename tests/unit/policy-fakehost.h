@@ -1,30 +1,46 @@
 /* An in-memory host view for the policy unit tests: a table of nodes
- * (files, dirs, sockets, symlinks); every ancestor of a node is a
- * directory.  Symlinks are followed the way realpath does, relative paths
- * are taken against /bundle, and one path can be made to fail (EACCES) to
- * test that the hardening refuses what it cannot inspect. */
+ * (files, dirs, sockets, devices, symlinks); every ancestor of a node is a
+ * directory.  Bind sources are followed the way realpath does (relative
+ * paths against /bundle); every other question follows no symlink.  The
+ * host's mounts (for kernel filesystems), its namespaces, homes and the
+ * runtime's private dirs are tables too; one path can be made to fail
+ * (EACCES) to test that the hardening refuses what it cannot inspect. */
 #ifndef AGENTRT_POLICY_FAKEHOST_H
 #define AGENTRT_POLICY_FAKEHOST_H
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "runtime/policy/host_facts.h"
 #include "runtime/policy/host_view.h"
 
 struct fake_node
 {
   const char *path;
-  char type; /* 'f' file, 'd' dir, 's' socket, 'o' other, 'l' symlink */
-  const char *target;
+  char type; /* 'f' file, 'd' dir, 's' socket, 'o' other, 'l' symlink,
+                'c' char device, 'b' block device */
+  const char *target; /* symlinks: the target; devices: "MAJOR:MINOR" */
+};
+
+/* A mount of the fake host: path and filesystem type. */
+struct fake_mount
+{
+  const char *path;
+  const char *fstype;
 };
 
 struct fake_host
 {
-  const struct fake_node *nodes; /* terminated by a NULL path */
-  const char *fail_path;         /* calls about this path fail */
+  const struct fake_node *nodes;   /* terminated by a NULL path */
+  const char *fail_path;           /* calls about this path fail */
   unsigned calls;
+  const struct fake_mount *mounts; /* NULL-terminated, or NULL */
+  const char *const *host_ns;      /* namespace files that are the host's */
+  struct str_list homes;
+  struct str_list private_dirs;
 };
 
 /* The node's type, 'd' for an implied directory, 0 when missing. */
@@ -137,89 +153,203 @@ fake_follow (const struct fake_host *fh, const char *path)
     }
 }
 
+/* The special filesystem of the deepest mount holding `path`. */
+static const char *
+fake_special_fs (const struct fake_host *fh, const char *path)
+{
+  const struct fake_mount *best = NULL;
+
+  for (const struct fake_mount *m = fh->mounts; m && m->path; m++)
+    {
+      size_t n = strlen (m->path);
+      if ((strncmp (path, m->path, n) == 0
+           && (path[n] == '\0' || path[n] == '/' || strcmp (m->path, "/") == 0))
+          && (best == NULL || n > strlen (best->path)))
+        best = m;
+    }
+  return best ? host_facts_special_fs_name (best->fstype) : NULL;
+}
+
+static void
+fake_node_of (const struct fake_host *fh, const char *path, char t,
+              struct host_node *node)
+{
+  const char *target = fake_target (fh, path);
+
+  memset (node, 0, sizeof (*node));
+  node->kind = t == 'f' ? HOST_FILE : t == 'd' ? HOST_DIR
+             : t == 's' ? HOST_SOCKET : t == 'c' ? HOST_CHAR
+             : t == 'b' ? HOST_BLOCK : t == 'l' ? HOST_SYMLINK
+             : t ? HOST_OTHER : HOST_MISSING;
+  if ((t == 'c' || t == 'b') && target)
+    sscanf (target, "%u:%u", &node->major, &node->minor);
+  node->special_fs = fake_special_fs (fh, path);
+}
+
+/* The first symlink on the way to `path` (itself included), or 0/type. */
+static char
+fake_type_nofollow (const struct fake_host *fh, const char *path)
+{
+  char *prefix = xstrdup (path);
+  char t = 0;
+
+  for (char *p = prefix + 1;; p++)
+    {
+      char saved = *p;
+      if (saved != '/' && saved != '\0')
+        continue;
+      *p = '\0';
+      t = fake_type (fh, prefix);
+      *p = saved;
+      if (t == 0 || t == 'l' || saved == '\0')
+        break;
+    }
+  free (prefix);
+  return t;
+}
+
 static int
-fake_resolve (void *ctx, const char *path, char **canonical,
-              enum host_kind *kind, agentrt_error_t *err)
+fake_open_source (void *ctx, const char *path, bool follow, char **canonical,
+                  struct host_node *node, agentrt_error_t *err)
 {
   struct fake_host *fh = ctx;
   char t;
 
   *canonical = NULL;
-  *kind = HOST_MISSING;
+  memset (node, 0, sizeof (*node));
   if (fake_check_fail (fh, path, err) < 0)
     return -1;
-  *canonical = fake_follow (fh, path);
+  if (follow)
+    *canonical = fake_follow (fh, path);
+  else if (fake_type_nofollow (fh, path) != 'l')
+    *canonical = xstrdup (path);
   if (*canonical == NULL)
     return 0;
   t = fake_type (fh, *canonical);
-  *kind = t == 'f' ? HOST_FILE : t == 'd' ? HOST_DIR
-        : t == 's' ? HOST_SOCKET : HOST_OTHER;
+  if (t == 0)
+    {
+      free (*canonical);
+      *canonical = NULL;
+      return 0;
+    }
+  fake_node_of (fh, *canonical, t, node);
   return 0;
 }
 
 static int
-fake_exists (void *ctx, const char *path, bool *exists, agentrt_error_t *err)
+fake_lookup (void *ctx, const char *path, struct host_node *node, char **target,
+             agentrt_error_t *err)
 {
   struct fake_host *fh = ctx;
-  const char *slash = strrchr (path, '/');
-  char *dir, *real_dir, *full;
+  char t;
 
-  *exists = false;
+  memset (node, 0, sizeof (*node));
+  if (target)
+    *target = NULL;
   if (fake_check_fail (fh, path, err) < 0)
     return -1;
-  dir = slash == path ? xstrdup ("/") : xstrndup (path, (size_t) (slash - path));
-  real_dir = fake_follow (fh, dir);
-  if (real_dir)
-    {
-      full = xasprintf ("%s/%s", strcmp (real_dir, "/") ? real_dir : "",
-                        slash + 1);
-      *exists = fake_type (fh, full) != 0;
-      free (full);
-    }
-  free (real_dir);
-  free (dir);
+  t = fake_type_nofollow (fh, path);
+  fake_node_of (fh, path, t, node);
+  if (t == 'l' && target)
+    *target = fake_follow (fh, path);
   return 0;
 }
 
 static int
-fake_scan_dir (void *ctx, const char *dir, struct str_list *subdirs,
-               bool *has_socket, agentrt_error_t *err)
+fake_list_dir (void *ctx, const char *dir, struct host_dirent **entries,
+               size_t *n, agentrt_error_t *err)
 {
   struct fake_host *fh = ctx;
-  size_t n = strlen (dir);
+  size_t len = strcmp (dir, "/") ? strlen (dir) : 0;
 
-  *has_socket = false;
+  *entries = NULL;
+  *n = 0;
   if (fake_check_fail (fh, dir, err) < 0)
     return -1;
+  if (fake_type_nofollow (fh, dir) != 'd')
+    return agentrt_error (err, ENOTDIR, "list `%s`", dir);
   for (const struct fake_node *f = fh->nodes; f->path; f++)
     {
       const char *child;
       char *name, *full;
-      char t;
+      bool seen = false;
+      struct host_node node;
 
-      if (strncmp (f->path, dir, n) != 0 || f->path[n] != '/')
+      if (strncmp (f->path, dir, len) != 0 || f->path[len] != '/')
         continue;
-      child = f->path + n + 1;
+      child = f->path + len + 1;
       name = xstrndup (child, strcspn (child, "/"));
-      full = xasprintf ("%s/%s", dir, name);
-      t = fake_type (fh, full);
-      if (t == 'd' && !str_list_contains (subdirs, name))
-        str_list_append (subdirs, name);
-      else if (t == 's')
-        *has_socket = true;
+      for (size_t i = 0; i < *n; i++)
+        seen |= strcmp ((*entries)[i].name, name) == 0;
+      if (seen)
+        {
+          free (name);
+          continue;
+        }
+      full = xasprintf ("%s/%s", len ? dir : "", name);
+      fake_node_of (fh, full, fake_type (fh, full), &node);
       free (full);
-      free (name);
+      *entries = xreallocarray (*entries, *n + 1, sizeof (**entries));
+      (*entries)[*n].name = name;
+      (*entries)[(*n)++].kind = node.kind;
     }
+  return 0;
+}
+
+static int
+fake_submounts (void *ctx, const char *dir, struct host_mount **mounts,
+                size_t *n, agentrt_error_t *err)
+{
+  struct fake_host *fh = ctx;
+  size_t len = strlen (dir);
+
+  (void) err;
+  *mounts = NULL;
+  *n = 0;
+  for (const struct fake_mount *m = fh->mounts; m && m->path; m++)
+    if (strncmp (m->path, dir, len) == 0 && m->path[len] == '/')
+      {
+        *mounts = xreallocarray (*mounts, *n + 1, sizeof (**mounts));
+        (*mounts)[*n].path = xstrdup (m->path);
+        (*mounts)[(*n)++].special_fs = host_facts_special_fs_name (m->fstype);
+      }
+  return 0;
+}
+
+static int
+fake_ns_is_host (void *ctx, const char *path, enum oci_namespace_type type,
+                 bool *is_host, agentrt_error_t *err)
+{
+  struct fake_host *fh = ctx;
+
+  (void) type;
+  *is_host = false;
+  if (fake_check_fail (fh, path, err) < 0)
+    return -1;
+  for (size_t i = 0; fh->host_ns && fh->host_ns[i]; i++)
+    *is_host |= strcmp (fh->host_ns[i], path) == 0;
   return 0;
 }
 
 static void
 fake_host_view (struct host_view *view, struct fake_host *fh)
 {
+  memset (view, 0, sizeof (*view));
   view->ctx = fh;
-  view->resolve = fake_resolve;
-  view->exists = fake_exists;
-  view->scan_dir = fake_scan_dir;
+  view->open_source = fake_open_source;
+  view->lookup = fake_lookup;
+  view->list_dir = fake_list_dir;
+  view->submounts = fake_submounts;
+  view->ns_is_host = fake_ns_is_host;
+  view->homes = &fh->homes;
+  view->private_dirs = &fh->private_dirs;
+}
+
+static void
+fake_host_release (struct fake_host *fh)
+{
+  str_list_free (&fh->homes);
+  str_list_free (&fh->private_dirs);
 }
 
 #endif

@@ -1,6 +1,9 @@
-/* Unit tests of bind mounts against credentials and sockets
- * (runtime/policy/binds.h) over a fake host: mounted homes, symlinks into
- * .ssh, engine sockets, service-account tokens, hostile destinations. */
+/* Unit tests of bind mounts against credentials, sockets, the host's
+ * kernel and host-side persistence (runtime/policy/binds.h) over a fake
+ * host: hostile failures and destinations first, then mounted homes (at
+ * any depth), symlinks into credentials, credential stores, sockets at any
+ * depth, devices and kernel filesystems, writable homes and git
+ * repositories. */
 #include "config.h"
 
 #include <errno.h>
@@ -25,17 +28,52 @@ static const struct fake_node host_nodes[] = {
   { "/home/u/.config/gh/hosts.yml", 'f', NULL },
   { "/home/u/.config/gcloud/credentials.db", 'f', NULL },
   { "/home/u/.config/nvim/init.lua", 'f', NULL },
+  { "/home/u/.claude/.credentials.json", 'f', NULL },
+  { "/home/u/.claude/settings.json", 'f', NULL },
+  { "/home/u/.bash_history", 'f', NULL },
   { "/home/u/.netrc", 'f', NULL },
   { "/home/u/keys", 'l', ".ssh" },
   { "/home/u/abs-keys", 'l', "/home/u/.ssh" },
   { "/home/u/project/src/main.c", 'f', NULL },
   { "/home/u/project/.npmrc", 'f', NULL },
+  { "/home/u/bin/tool", 'f', NULL },
   { "/home/v/.kube/config", 'f', NULL },
   { "/home/v/notes.txt", 'f', NULL },
   { "/home/w", 'l', "/data/w" },
   { "/data/w/.ssh/id_ed25519", 'f', NULL },
   { "/secure/sshkeys/id_rsa", 'f', NULL },
   { "/home/x/.ssh", 'l', "/secure/sshkeys" },
+  /* a home whose .ssh is a symlink into its own dotfiles */
+  { "/home/s/.profile", 'f', NULL },
+  { "/home/s/.ssh", 'l', "/home/s/dotfiles/ssh" },
+  { "/home/s/dotfiles/ssh/id_rsa", 'f', NULL },
+  { "/home/s/work/app.py", 'f', NULL },
+  /* homes deeper down */
+  { "/srv/homes/alice/.ssh/id_rsa", 'f', NULL },
+  { "/srv/homes/bob/team/.aws/credentials", 'f', NULL },
+  { "/srv/deep/1/2/3/4/5/6/7/8/9/.ssh/id_rsa", 'f', NULL },
+  { "/srv/deep/1/node_modules/x/.ssh/id_rsa", 'f', NULL },
+  { "/srv/work/app.py", 'f', NULL },
+  { "/srv/work/run/app/api.sock", 's', NULL },
+  { "/srv/sockdir/app.sock", 's', NULL },
+  { "/srv/sockdir/readme", 'f', NULL },
+  /* git repositories */
+  { "/srv/proj/README", 'f', NULL },
+  { "/srv/proj/.git/HEAD", 'f', NULL },
+  { "/srv/proj/.git/config", 'f', NULL },
+  { "/srv/proj/.git/hooks/pre-commit.sample", 'f', NULL },
+  { "/srv/proj/.git/objects/ab/cdef", 'f', NULL },
+  { "/srv/proj/.git/refs/heads/main", 'f', NULL },
+  { "/srv/proj/.git/modules/lib/config", 'f', NULL },
+  { "/srv/proj/.git/modules/lib/hooks/x", 'f', NULL },
+  { "/srv/proj/sub/.git/HEAD", 'f', NULL },
+  { "/srv/proj/sub/.git/config", 'f', NULL },
+  { "/srv/bare.git/HEAD", 'f', NULL },
+  { "/srv/bare.git/config", 'f', NULL },
+  { "/srv/bare.git/objects/pack/p", 'f', NULL },
+  { "/srv/bare.git/refs/heads/main", 'f', NULL },
+  { "/srv/bare.git/hooks/post-receive", 'f', NULL },
+  /* the host's own */
   { "/var/run", 'l', "/run" },
   { "/run/docker.sock", 's', NULL },
   { "/run/containerd/containerd.sock", 's', NULL },
@@ -43,12 +81,12 @@ static const struct fake_node host_nodes[] = {
   { "/run/podman/info", 'f', NULL },
   { "/run/user/1000/bus", 's', NULL },
   { "/run/user/1001/containers/userdata/hosts", 'f', NULL },
+  { "/run/agentrt/c1/state.json", 'f', NULL },
   { "/run/lock/x", 'f', NULL },
-  { "/srv/work/app.py", 'f', NULL },
-  { "/srv/sockdir/app.sock", 's', NULL },
-  { "/srv/sockdir/readme", 'f', NULL },
   { "/tmp/dockercfg/config.json", 'f', NULL },
   { "/tmp/keys/deploy", 'f', NULL },
+  { "/tmp/ssh-XXXXabcd/agent.1234", 's', NULL },
+  { "/tmp/krb5cc_1000", 'f', NULL },
   { "/tmp/loop1", 'l', "/tmp/loop2" },
   { "/tmp/loop2", 'l', "/tmp/loop1" },
   { "/bundle/data/file", 'f', NULL },
@@ -56,10 +94,39 @@ static const struct fake_node host_nodes[] = {
     "kube-api-access-1/token", 'f', NULL },
   { "/var/lib/kubelet/pods/p1/secrets/kubernetes.io/serviceaccount/token",
     'f', NULL },
+  { "/var/lib/kubelet/pki/kubelet-client.pem", 'f', NULL },
   { "/var/lib/docker/containers/c1/hosts", 'f', NULL },
+  { "/var/lib/docker/volumes/v1/_data/file", 'f', NULL },
+  { "/var/log/syslog", 'f', NULL },
+  { "/var/log/agentrt/c1.jsonl", 'f', NULL },
+  { "/etc/hostname", 'f', NULL },
+  { "/etc/ssh/ssh_host_rsa_key", 'f', NULL },
+  { "/etc/kubernetes/admin.conf", 'f', NULL },
+  { "/etc/shadow", 'f', NULL },
   { "/proc/1/environ", 'f', NULL },
-  { "/dev/kvm", 'o', NULL },
+  { "/sys/kernel/uevent_helper", 'f', NULL },
+  { "/boot/vmlinuz", 'f', NULL },
+  { "/usr/lib/modules/6.1/kernel.ko", 'f', NULL },
+  { "/dev/null", 'c', "1:3" },
+  { "/dev/kvm", 'c', "10:232" },
+  { "/dev/sda", 'b', "8:0" },
+  { "/dev/dri/card0", 'c', "226:0" },
+  { "/mnt/disk/data", 'f', NULL },
+  { "/mnt/disk/hostproc/1/environ", 'f', NULL },
+  { "/mnt/disk/cg/cgroup.procs", 'f', NULL },
   { NULL, 0, NULL },
+};
+
+static const struct fake_mount host_mounts[] = {
+  { "/", "ext4" },
+  { "/proc", "proc" },
+  { "/sys", "sysfs" },
+  { "/dev", "devtmpfs" },
+  { "/run", "tmpfs" },
+  { "/mnt/disk", "ext4" },
+  { "/mnt/disk/hostproc", "proc" },
+  { "/mnt/disk/cg", "cgroup2" },
+  { NULL, NULL },
 };
 
 static struct oci_config *
@@ -95,6 +162,12 @@ bind (struct oci_config *c, const char *source, const char *dest)
   add_mount (c, dest, "bind", source, "rbind", "rw", NULL);
 }
 
+static void
+bind_ro (struct oci_config *c, const char *source, const char *dest)
+{
+  add_mount (c, dest, "bind", source, "rbind", "ro", NULL);
+}
+
 static const struct oci_mount *
 find_mount (const struct oci_config *c, const char *dest)
 {
@@ -105,9 +178,22 @@ find_mount (const struct oci_config *c, const char *dest)
 }
 
 static bool
+has_option (const struct oci_config *c, const char *dest, const char *opt)
+{
+  const struct oci_mount *m = find_mount (c, dest);
+  return m && str_list_contains (&m->options, opt);
+}
+
+/* The outputs of one run. */
+static struct harden_directives dir;
+static struct change_list changes;
+
+static bool
 masked (const struct oci_config *c, const char *path)
 {
-  return c->linux_cfg && str_list_contains (&c->linux_cfg->masked_paths, path);
+  bool in_config = c->linux_cfg
+                   && str_list_contains (&c->linux_cfg->masked_paths, path);
+  return in_config && str_list_contains (&dir.required_masks, path);
 }
 
 static size_t
@@ -116,61 +202,96 @@ n_masked (const struct oci_config *c)
   return c->linux_cfg ? c->linux_cfg->masked_paths.len : 0;
 }
 
-/* Runs binds_harden over a fresh fake host; returns its status. */
+static bool
+changed (const char *text)
+{
+  char *all = change_list_to_text (&changes);
+  bool found = strstr (all, text) != NULL;
+  if (!found)
+    fprintf (stderr, "no change \"%s\" in:\n%s", text, all);
+  free (all);
+  return found;
+}
+
+static void
+reset (void)
+{
+  str_list_free (&dir.required_masks);
+  str_list_free (&dir.protected_paths);
+  str_list_free (&dir.protected_dirs);
+  change_list_release (&changes);
+}
+
+/* Runs binds_harden over a fresh fake host (with /home/u as a user's
+ * home); returns its status. */
 static int
 run_on (const struct fake_node *nodes, struct oci_config *c,
-        struct change_list *changes, const char *fail_path,
-        agentrt_error_t *err)
+        const char *fail_path, agentrt_error_t *err)
 {
-  struct fake_host fh = { nodes, fail_path, 0 };
+  struct fake_host fh = { nodes, fail_path, 0, host_mounts, NULL,
+                          { NULL, 0 }, { NULL, 0 } };
   struct host_view view;
+  int r;
 
+  reset ();
+  str_list_append (&fh.homes, "/home/u");
+  str_list_append (&fh.private_dirs, "/run/agentrt");
+  str_list_append (&fh.private_dirs, "/var/log/agentrt");
   fake_host_view (&view, &fh);
-  return binds_harden (c, &policy, &view, changes, err);
+  r = binds_harden (c, &policy, &view, &dir, &changes, err);
+  fake_host_release (&fh);
+  return r;
 }
 
 static int
-run (struct oci_config *c, struct change_list *changes, const char *fail_path,
-     agentrt_error_t *err)
+run (struct oci_config *c, const char *fail_path, agentrt_error_t *err)
 {
-  return run_on (host_nodes, c, changes, fail_path, err);
+  return run_on (host_nodes, c, fail_path, err);
 }
 
 static void
 test_hostile_failures (void)
 {
   struct oci_config *c = new_config ();
-  struct change_list changes = { NULL, 0 };
   agentrt_error_t err = NULL;
 
   bind (c, "/srv/work", "/work");
   bind (c, "/nonexistent", "/x");
-  CHECK (run (c, &changes, NULL, &err) < 0);
+  CHECK (run (c, NULL, &err) < 0);
   CHECK_CONTAINS (err ? err->msg : NULL, "mounts[1] (`/x`)");
   CHECK_CONTAINS (err ? err->msg : NULL, "does not exist");
   agentrt_error_release (&err);
   oci_config_free (c);
-  change_list_release (&changes);
 
-  /* A host view that cannot answer refuses the container. */
+  /* A host view that cannot answer refuses the container; the config
+   * stays freeable. */
   c = new_config ();
   bind (c, "/run/docker.sock", "/var/run/docker.sock");
   bind (c, "/home/u", "/home/u");
-  CHECK (run (c, &changes, "/home/u/.ssh", &err) < 0);
+  CHECK (run (c, "/home/u/.ssh", &err) < 0);
   CHECK_CONTAINS (err ? err->msg : NULL, "mounts[1] (`/home/u`)");
   CHECK (err && err->status == EACCES);
-  CHECK (c->n_mounts == 1); /* the socket was dropped, the config freeable */
   agentrt_error_release (&err);
   oci_config_free (c);
-  change_list_release (&changes);
 
-  /* A symlink loop as source. */
+  /* A symlink loop as source is missing. */
   c = new_config ();
   bind (c, "/tmp/loop1", "/l");
-  CHECK (run (c, &changes, NULL, &err) < 0);
+  CHECK (run (c, NULL, &err) < 0);
   agentrt_error_release (&err);
   oci_config_free (c);
-  change_list_release (&changes);
+
+  /* More entries than the scan may read. */
+  c = new_config ();
+  policy.bind_scan_entries = 5;
+  bind (c, "/srv", "/srv");
+  CHECK (run (c, NULL, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "mounts[0] (`/srv`)");
+  CHECK_CONTAINS (err ? err->msg : NULL, "binds.scanEntries");
+  CHECK (err && err->status == E2BIG);
+  agentrt_error_release (&err);
+  oci_config_free (c);
+  policy.bind_scan_entries = 200000;
 }
 
 static void
@@ -181,90 +302,122 @@ test_hostile_destinations (void)
                                 "/home/me/.docker/config.json", "/.netrc",
                                 "/var/run/secrets/kubernetes.io/serviceaccount",
                                 "/run/secrets/kubernetes.io/serviceaccount/",
+                                "/etc/ssh/sshd_config",
                                 NULL };
   struct oci_config *c = new_config ();
-  struct change_list changes = { NULL, 0 };
   agentrt_error_t err = NULL;
 
   for (size_t i = 0; dests[i]; i++)
     bind (c, "/tmp/keys", dests[i]);
-  CHECK (run (c, &changes, NULL, &err) == 0);
+  CHECK (run (c, NULL, &err) == 0);
   CHECK (c->n_mounts == 0);
-  CHECK (changes.len == 8);
+  CHECK (changes.len == 9);
   for (size_t i = 0; i < changes.len; i++)
     {
       CHECK (changes.items[i].kind == CHANGE_MOUNT_DROPPED);
       CHECK_CONTAINS (changes.items[i].why, "destination is a credential");
     }
   oci_config_free (c);
-  change_list_release (&changes);
 }
 
 static void
 test_home_mount (void)
 {
   struct oci_config *c = new_config ();
-  struct change_list changes = { NULL, 0 };
   agentrt_error_t err = NULL;
-  char *text;
 
-  bind (c, "/home/u", "/home/u");
-  bind (c, "/home/u", "/work"); /* the same home elsewhere */
-  CHECK (run (c, &changes, NULL, &err) == 0);
+  bind_ro (c, "/home/u", "/home/u");
+  bind_ro (c, "/home/u", "/work"); /* the same home elsewhere */
+  CHECK (run (c, NULL, &err) == 0);
   CHECK (c->n_mounts == 2);
   CHECK (masked (c, "/home/u/.ssh"));
   CHECK (masked (c, "/home/u/.aws"));
   CHECK (masked (c, "/home/u/.docker/config.json"));
   CHECK (masked (c, "/home/u/.config/gh"));
   CHECK (masked (c, "/home/u/.config/gcloud"));
+  CHECK (masked (c, "/home/u/.claude/.credentials.json"));
+  CHECK (masked (c, "/home/u/.bash_history"));
   CHECK (masked (c, "/home/u/.netrc"));
   CHECK (masked (c, "/work/.ssh"));
   CHECK (masked (c, "/work/.netrc"));
-  /* One level down is the project, whose .npmrc is masked too. */
   CHECK (masked (c, "/home/u/project/.npmrc"));
   /* The symlinks keys -> .ssh and abs-keys -> /home/u/.ssh are not masked
    * themselves: what they resolve to in the container is. */
   CHECK (!masked (c, "/home/u/keys"));
   CHECK (!masked (c, "/home/u/.bashrc"));
   CHECK (!masked (c, "/home/u/.config/nvim"));
+  CHECK (!masked (c, "/home/u/.claude/settings.json"));
   CHECK (!masked (c, "/home/u/.docker"));
-  CHECK (n_masked (c) == 14);
-  text = change_list_to_text (&changes);
-  CHECK_CONTAINS (text, "path-masked: /home/u/.ssh (credential path .ssh in "
-                        "the bind mount of /home/u)");
-  free (text);
+  CHECK (n_masked (c) == 18);
+  CHECK (changed ("path-masked: /home/u/.ssh (credential path .ssh in "
+                  "the bind mount of /home/u)"));
+  /* every kept bind: nosuid, nodev */
+  CHECK (has_option (c, "/work", "nosuid") && has_option (c, "/work", "nodev"));
+  /* read-only binds need no persistence protection */
+  CHECK (dir.protected_paths.len == 0 && dir.protected_dirs.len == 0);
   oci_config_free (c);
-  change_list_release (&changes);
 }
 
+/* Homes at any depth the scan reaches, within its bounds. */
 static void
-test_home_parent_mount (void)
+test_homes_deeper (void)
 {
   struct oci_config *c = new_config ();
-  struct change_list changes = { NULL, 0 };
   agentrt_error_t err = NULL;
 
-  bind (c, "/home", "/home");
-  CHECK (run (c, &changes, NULL, &err) == 0);
-  CHECK (c->n_mounts == 1);
+  bind_ro (c, "/home", "/home");
+  bind_ro (c, "/srv", "/srv");
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (c->n_mounts == 2);
   CHECK (masked (c, "/home/u/.ssh"));
   CHECK (masked (c, "/home/u/.docker/config.json"));
   CHECK (masked (c, "/home/v/.kube"));
   /* /home/w is a symlink: in the container it resolves inside the rootfs,
    * not to the host's /data/w. */
   CHECK (!masked (c, "/home/w/.ssh"));
-  /* /home/x/.ssh is a symlink to the keys: masked (the runtime masks what
-   * it resolves to in the container). */
-  CHECK (masked (c, "/home/x/.ssh"));
+  CHECK (masked (c, "/srv/homes/alice/.ssh"));
+  CHECK (masked (c, "/srv/homes/bob/team/.aws"));
+  /* below the depth bound (8), and in a pruned directory */
+  CHECK (!masked (c, "/srv/deep/1/2/3/4/5/6/7/8/9/.ssh"));
+  CHECK (!masked (c, "/srv/deep/1/node_modules/x/.ssh"));
   oci_config_free (c);
-  change_list_release (&changes);
+  /* a deeper bound finds it */
+  c = new_config ();
+  policy.bind_scan_depth = 12;
+  bind_ro (c, "/srv/deep", "/deep");
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (masked (c, "/deep/1/2/3/4/5/6/7/8/9/.ssh"));
+  policy.bind_scan_depth = 8;
+  oci_config_free (c);
+}
+
+/* A credential path that is a symlink is masked where it leads inside the
+ * container's mounts: .ssh -> /home/s/dotfiles/ssh, the home bound at
+ * /work shows the keys at /work/dotfiles/ssh. */
+static void
+test_symlinked_credentials (void)
+{
+  struct oci_config *c = new_config ();
+  agentrt_error_t err = NULL;
+
+  bind_ro (c, "/home/s", "/work");
+  bind_ro (c, "/secure", "/sec");
+  bind_ro (c, "/home/x", "/x");
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (masked (c, "/work/dotfiles/ssh"));
+  CHECK (!masked (c, "/work/.ssh"));
+  /* /home/x/.ssh -> /secure/sshkeys, which is bound at /sec */
+  CHECK (masked (c, "/sec/sshkeys"));
+  CHECK (changed ("path-masked: /work/dotfiles/ssh (credential path .ssh in "
+                  "the bind mount of /home/s (a symlink to "
+                  "/home/s/dotfiles/ssh))"));
+  oci_config_free (c);
 }
 
 static void
 test_credential_sources (void)
 {
   struct oci_config *c = new_config ();
-  struct change_list changes = { NULL, 0 };
   agentrt_error_t err = NULL;
 
   bind (c, "/home/u/.ssh", "/keys1");
@@ -276,31 +429,70 @@ test_credential_sources (void)
   bind (c, "/home/u/.config/gh", "/gh");
   bind (c, "/", "/host");
   bind (c, "/proc/1", "/p");
-  CHECK (run (c, &changes, NULL, &err) == 0);
+  bind (c, "/etc/kubernetes", "/k8s");
+  bind (c, "/var/lib/kubelet/pki", "/pki");
+  bind (c, "/var/lib/docker", "/docker");
+  bind (c, "/tmp/krb5cc_1000", "/krb");
+  CHECK (run (c, NULL, &err) == 0);
   CHECK (c->n_mounts == 0);
-  CHECK (changes.len == 9);
+  CHECK (changes.len == 13);
   for (size_t i = 0; i < 5; i++)
     CHECK_CONTAINS (changes.items[i].why,
                     "the source is a credential path (.ssh)");
   CHECK_CONTAINS (changes.items[5].why, "(.docker/config.json)");
   CHECK_CONTAINS (changes.items[6].why, "(.config/gh)");
   CHECK_CONTAINS (changes.items[7].why, "host's root");
-  CHECK_CONTAINS (changes.items[8].why, "/proc");
+  CHECK_CONTAINS (changes.items[8].why, "on proc, a kernel interface");
+  CHECK_CONTAINS (changes.items[9].why, "(/etc/kubernetes)");
+  CHECK_CONTAINS (changes.items[10].why, "(/var/lib/kubelet/pki)");
+  CHECK_CONTAINS (changes.items[11].why, "credential store of the host "
+                                         "(/var/lib/docker)");
+  CHECK_CONTAINS (changes.items[12].why, "(/tmp/krb5cc_*)");
   oci_config_free (c);
-  change_list_release (&changes);
+}
+
+/* Engines' own binds below a store are judged like any other; a bind of
+ * an ancestor masks the store; /etc comes read-only, its secrets masked. */
+static void
+test_stores_and_system_dirs (void)
+{
+  struct oci_config *c = new_config ();
+  agentrt_error_t err = NULL;
+
+  bind (c, "/var/lib/docker/containers/c1/hosts", "/etc/hosts");
+  bind (c, "/var/lib/docker/volumes/v1/_data", "/data");
+  bind_ro (c, "/var/lib", "/varlib");
+  bind (c, "/etc", "/hostetc");
+  bind (c, "/var/log", "/logs");
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (c->n_mounts == 5);
+  CHECK (!has_option (c, "/data", "ro"));
+  CHECK (masked (c, "/varlib/docker"));
+  CHECK (masked (c, "/varlib/kubelet"));
+  CHECK (has_option (c, "/hostetc", "ro") && has_option (c, "/hostetc", "rro"));
+  CHECK (!has_option (c, "/hostetc", "rw"));
+  CHECK (masked (c, "/hostetc/ssh"));
+  CHECK (masked (c, "/hostetc/kubernetes"));
+  CHECK (masked (c, "/hostetc/shadow"));
+  CHECK (!masked (c, "/hostetc/hostname"));
+  /* the audit trail is agentrt's own */
+  CHECK (masked (c, "/logs/agentrt"));
+  CHECK (!masked (c, "/logs/syslog"));
+  CHECK (changed ("mount-options: /hostetc: read-only (a system directory "
+                  "of the host"));
+  oci_config_free (c);
 }
 
 static void
 test_partial_credential_dirs (void)
 {
   struct oci_config *c = new_config ();
-  struct change_list changes = { NULL, 0 };
   agentrt_error_t err = NULL;
 
-  bind (c, "/home/u/.docker", "/root/.docker");
-  bind (c, "/home/u/.config", "/cfg");
-  bind (c, "/tmp/dockercfg", "/root/.docker2/../.docker"); /* by destination */
-  CHECK (run (c, &changes, NULL, &err) == 0);
+  bind_ro (c, "/home/u/.docker", "/root/.docker");
+  bind_ro (c, "/home/u/.config", "/cfg");
+  bind_ro (c, "/tmp/dockercfg", "/root/.docker2/../.docker"); /* by dest */
+  CHECK (run (c, NULL, &err) == 0);
   CHECK (c->n_mounts == 3);
   CHECK (masked (c, "/root/.docker/config.json"));
   CHECK (masked (c, "/cfg/gh"));
@@ -308,89 +500,137 @@ test_partial_credential_dirs (void)
   CHECK (!masked (c, "/cfg/nvim"));
   CHECK (!masked (c, "/root/.docker/buildx"));
   oci_config_free (c);
-  change_list_release (&changes);
 }
 
 static void
 test_sockets (void)
 {
   struct oci_config *c = new_config ();
-  struct change_list changes = { NULL, 0 };
   agentrt_error_t err = NULL;
-  char *text;
 
   bind (c, "/var/run/docker.sock", "/var/run/docker.sock");
   bind (c, "/run/containerd", "/run/containerd");
   bind (c, "/run/podman", "/podman");          /* listed, no socket now */
   bind (c, "/run/user/1000", "/xdg");          /* /run/user/ * and sockets */
-  bind (c, "/run/user", "/users");             /* holds /run/user/ * */
+  bind (c, "/run/user", "/users");             /* a socket directory */
   bind (c, "/srv/sockdir", "/sockdir");        /* a socket at its top */
-  bind (c, "/var/run", "/hostrun");            /* docker.sock at its top */
+  bind (c, "/var/run", "/hostrun");            /* /run itself */
+  bind (c, "/tmp", "/hosttmp");                /* /tmp itself */
+  bind (c, "/tmp/ssh-XXXXabcd", "/agent");     /* an ssh agent's dir */
   bind (c, "/run/user/1001/containers/userdata/hosts", "/etc/hosts");
   bind (c, "/run/containerd/io.containerd.grpc.v1.cri/sandboxes/abc/shm",
         "/dev/shm");
-  bind (c, "/dev/kvm", "/dev/kvm");
-  CHECK (run (c, &changes, NULL, &err) == 0);
+  bind (c, "/srv/work", "/work");              /* a socket deeper down */
+  CHECK (run (c, NULL, &err) == 0);
   CHECK (c->n_mounts == 3);
   CHECK (find_mount (c, "/etc/hosts") != NULL);
   CHECK (find_mount (c, "/dev/shm") != NULL);
-  CHECK (find_mount (c, "/dev/kvm") != NULL);
-  CHECK (n_masked (c) == 0);
-  text = change_list_to_text (&changes);
-  CHECK_CONTAINS (text, "mount-dropped: /var/run/docker.sock (source "
-                        "/var/run/docker.sock) (the source is a unix socket)");
-  CHECK_CONTAINS (text, "mount-dropped: /run/containerd (source "
-                        "/run/containerd) (the source is an engine socket "
-                        "path (/run/containerd))");
-  CHECK_CONTAINS (text, "/podman (source /run/podman) (the source is an "
-                        "engine socket path");
-  CHECK_CONTAINS (text, "/xdg (source /run/user/1000) (the source is an "
-                        "engine socket path (/run/user/*))");
-  CHECK_CONTAINS (text, "/users (source /run/user) (the source holds engine "
-                        "socket dirs");
-  CHECK_CONTAINS (text, "/sockdir (source /srv/sockdir) (the source "
-                        "directory holds unix sockets)");
-  CHECK_CONTAINS (text, "/hostrun (source /var/run) (the source directory "
-                        "holds unix sockets)");
-  free (text);
+  CHECK (masked (c, "/work/run/app/api.sock"));
+  CHECK (n_masked (c) == 1);
+  CHECK (changed ("mount-dropped: /var/run/docker.sock (source "
+                  "/var/run/docker.sock) (the source is a unix socket)"));
+  CHECK (changed ("mount-dropped: /run/containerd (source /run/containerd) "
+                  "(the source is a control socket path (/run/containerd))"));
+  CHECK (changed ("/podman (source /run/podman) (the source is a control "
+                  "socket path"));
+  CHECK (changed ("/xdg (source /run/user/1000) (the source is a control "
+                  "socket path (/run/user/*))"));
+  CHECK (changed ("/users (source /run/user) (the source is a control socket "
+                  "path (/run/user))"));
+  CHECK (changed ("/sockdir (source /srv/sockdir) (the source directory "
+                  "holds unix sockets)"));
+  CHECK (changed ("/hostrun (source /var/run) (the source is a control "
+                  "socket path (/run))"));
+  CHECK (changed ("/hosttmp (source /tmp) (the source is a control socket "
+                  "path (/tmp))"));
+  CHECK (changed ("/agent (source /tmp/ssh-XXXXabcd) (the source is a "
+                  "control socket path (/tmp/ssh-*))"));
+  CHECK (changed ("path-masked: /work/run/app/api.sock (a unix socket in a "
+                  "bind mount)"));
   oci_config_free (c);
-  change_list_release (&changes);
 }
 
-/* A /run without a socket at its top: kept, engine dirs masked. */
+/* A bind of an ancestor of socket directories (no socket at its top):
+ * kept, the socket directories masked. */
 static void
 test_socket_ancestor (void)
 {
   static const struct fake_node nodes[] = {
-    { "/var/run", 'l', "/run" },
-    { "/run/containerd/containerd.sock", 's', NULL },
-    { "/run/user/1000/bus", 's', NULL },
-    { "/run/podman/info", 'f', NULL },
-    { "/run/lock/x", 'f', NULL },
+    { "/hostfs/run/containerd/containerd.sock", 's', NULL },
+    { "/hostfs/run/user/1000/bus", 's', NULL },
+    { "/hostfs/run/podman/info", 'f', NULL },
+    { "/hostfs/run/lock/x", 'f', NULL },
     { NULL, 0, NULL },
   };
   struct oci_config *c = new_config ();
-  struct change_list changes = { NULL, 0 };
   agentrt_error_t err = NULL;
-  char *text;
 
-  bind (c, "/var/run", "/hostrun");
-  CHECK (run_on (nodes, c, &changes, NULL, &err) == 0);
+  /* a bind whose source holds a tree shaped like the host's /run */
+  str_list_append (&policy.socket_paths, "/hostfs/run/containerd");
+  str_list_append (&policy.socket_paths, "/hostfs/run/user/*");
+  bind_ro (c, "/hostfs", "/h");
+  CHECK (run_on (nodes, c, NULL, &err) == 0);
   CHECK (c->n_mounts == 1);
-  CHECK_STR_EQ (c->mounts[0].source, "/run");
-  CHECK (masked (c, "/hostrun/containerd"));
-  CHECK (masked (c, "/hostrun/podman"));
-  CHECK (masked (c, "/hostrun/user"));
-  CHECK (!masked (c, "/hostrun/lock"));
-  CHECK (!masked (c, "/hostrun/crio")); /* does not exist on this host */
-  CHECK (n_masked (c) == 3);
-  text = change_list_to_text (&changes);
-  CHECK_CONTAINS (text, "mount-source: /hostrun: /var/run -> /run");
-  CHECK_CONTAINS (text, "path-masked: /hostrun/user (engine socket path "
-                        "/run/user/* in the bind mount of /run)");
-  free (text);
+  CHECK (masked (c, "/h/run/containerd"));
+  CHECK (masked (c, "/h/run/user/1000"));
+  CHECK (masked (c, "/h/run/containerd/containerd.sock")
+         || masked (c, "/h/run/containerd"));
+  CHECK (!masked (c, "/h/run/lock"));
+  CHECK (changed ("path-masked: /h/run/user/1000 (control socket path "
+                  "/hostfs/run/user/* in the bind mount of /hostfs)"));
   oci_config_free (c);
-  change_list_release (&changes);
+  policy_release (&policy);
+  policy_init_defaults (&policy);
+}
+
+/* Devices and kernel interfaces, at their usual paths or elsewhere. */
+static void
+test_devices_and_kernel (void)
+{
+  struct oci_config *c = new_config ();
+  agentrt_error_t err = NULL;
+
+  bind (c, "/dev/null", "/dev/null");       /* allowed: kept, not nodev */
+  bind (c, "/dev/kvm", "/dev/kvm");         /* not allowed by default */
+  bind (c, "/dev/sda", "/disk");
+  bind (c, "/dev/dri", "/dri");
+  bind (c, "/dev", "/hostdev");
+  bind (c, "/sys", "/hostsys");
+  bind (c, "/sys/kernel", "/k");
+  bind (c, "/boot", "/boot");
+  bind (c, "/usr/lib/modules", "/lib/modules");
+  bind (c, "/mnt/disk/hostproc", "/hp");    /* procfs elsewhere */
+  bind (c, "/mnt/disk", "/disk2");          /* carries procfs and cgroup2 */
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (c->n_mounts == 2);
+  CHECK (find_mount (c, "/dev/null") != NULL);
+  CHECK (has_option (c, "/dev/null", "nosuid"));
+  CHECK (!has_option (c, "/dev/null", "nodev"));
+  CHECK (masked (c, "/disk2/hostproc"));
+  CHECK (masked (c, "/disk2/cg"));
+  CHECK (changed ("/dev/kvm (source /dev/kvm) (the source is a character "
+                  "device not allowed (10:232"));
+  CHECK (changed ("/disk (source /dev/sda) (the source is a block device "
+                  "(8:0))"));
+  CHECK (changed ("/dri (source /dev/dri) (the source is on devtmpfs"));
+  CHECK (changed ("/hostsys (source /sys) (the source is on sysfs"));
+  CHECK (changed ("/boot (source /boot) (the source is the host's /boot"));
+  CHECK (changed ("/lib/modules (source /usr/lib/modules) (the source is "
+                  "the host's /usr/lib/modules"));
+  CHECK (changed ("/hp (source /mnt/disk/hostproc) (the source is on proc"));
+  CHECK (changed ("path-masked: /disk2/hostproc (a proc mount of the host in "
+                  "the bind mount of /mnt/disk)"));
+  oci_config_free (c);
+
+  /* with the policy's devices.allow, kvm is kept */
+  c = new_config ();
+  str_list_append (&policy.allowed_devices, "kvm");
+  bind (c, "/dev/kvm", "/dev/kvm");
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (find_mount (c, "/dev/kvm") != NULL);
+  oci_config_free (c);
+  policy_release (&policy);
+  policy_init_defaults (&policy);
 }
 
 /* CRI puts the service-account token at a fixed destination. */
@@ -398,7 +638,6 @@ static void
 test_service_account (void)
 {
   struct oci_config *c = new_config ();
-  struct change_list changes = { NULL, 0 };
   agentrt_error_t err = NULL;
 
   bind (c, "/var/lib/kubelet/pods/p1/volumes/kubernetes.io~projected/"
@@ -406,39 +645,120 @@ test_service_account (void)
         "/var/run/secrets/kubernetes.io/serviceaccount");
   bind (c, "/var/lib/kubelet/pods/p1/secrets", "/var/run/secrets");
   bind (c, "/var/lib/docker/containers/c1/hosts", "/etc/hosts");
-  CHECK (run (c, &changes, NULL, &err) == 0);
+  CHECK (run (c, NULL, &err) == 0);
   CHECK (c->n_mounts == 2);
   CHECK (find_mount (c, "/var/run/secrets/kubernetes.io/serviceaccount")
          == NULL);
   CHECK (masked (c, "/var/run/secrets/kubernetes.io/serviceaccount"));
   CHECK (find_mount (c, "/etc/hosts") != NULL);
   oci_config_free (c);
-  change_list_release (&changes);
 }
 
 static void
 test_plain_mounts_kept (void)
 {
   struct oci_config *c = new_config ();
-  struct change_list changes = { NULL, 0 };
   agentrt_error_t err = NULL;
 
   add_mount (c, "/proc", "proc", "proc", NULL);
   add_mount (c, "/dev", "tmpfs", "tmpfs", "nosuid", "mode=755", NULL);
   add_mount (c, "/sys", "sysfs", "sysfs", "ro", NULL);
   add_mount (c, "/nosrc", "bind", NULL, "rbind", NULL);
-  bind (c, "/srv/work", "/work");
-  bind (c, "data", "/data"); /* relative to the bundle */
-  CHECK (run (c, &changes, NULL, &err) == 0);
+  bind_ro (c, "/bundle/data", "/work");
+  bind_ro (c, "data", "/data"); /* relative to the bundle */
+  CHECK (run (c, NULL, &err) == 0);
   CHECK (c->n_mounts == 6);
   CHECK (n_masked (c) == 0);
-  CHECK (changes.len == 1);
   CHECK_STR_EQ (find_mount (c, "/data")->source, "/bundle/data");
-  CHECK (changes.items[0].kind == CHANGE_MOUNT_SOURCE);
+  CHECK (changed ("mount-source: /data: data -> /bundle/data"));
   CHECK (binds_is_bind (find_mount (c, "/nosrc")));
   CHECK (!binds_is_bind (find_mount (c, "/proc")));
+  /* only binds are judged here */
+  CHECK (!has_option (c, "/proc", "ro"));
   oci_config_free (c);
-  change_list_release (&changes);
+}
+
+/* A writable home: its top level read-only, its other directories bound
+ * writable again; its hidden part and bin stay read-only. */
+static void
+test_writable_home (void)
+{
+  struct oci_config *c = new_config ();
+  agentrt_error_t err = NULL;
+
+  bind (c, "/home/u", "/root");
+  bind (c, "/srv/homes", "/homes");   /* homes found by their markers */
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (has_option (c, "/root", "ro") && has_option (c, "/root", "rro"));
+  CHECK (!has_option (c, "/root", "rw"));
+  CHECK (find_mount (c, "/root/project") != NULL);
+  CHECK (has_option (c, "/root/project", "rw"));
+  CHECK_STR_EQ (find_mount (c, "/root/project")->source, "/home/u/project");
+  CHECK (find_mount (c, "/root/bin") == NULL);
+  CHECK (find_mount (c, "/root/.config") == NULL);
+  /* the mounts stay in order: the home, then its writable directories */
+  CHECK_STR_EQ (c->mounts[0].destination, "/root");
+  CHECK_STR_EQ (c->mounts[1].destination, "/root/project");
+  /* /srv/homes/alice has .ssh: a home deeper down */
+  CHECK (has_option (c, "/homes/alice", "ro"));
+  CHECK (!has_option (c, "/homes", "ro"));
+  CHECK (changed ("path-readonly: /root (its top level, dot files and dot "
+                  "directories)"));
+  oci_config_free (c);
+
+  /* a writable bind of a home's dot directory or bin is read-only */
+  c = new_config ();
+  bind (c, "/home/u/.config", "/cfg");
+  bind (c, "/home/u/bin", "/ubin");
+  bind (c, "/home/u/project", "/p");
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (has_option (c, "/cfg", "ro"));
+  CHECK (has_option (c, "/ubin", "ro"));
+  CHECK (!has_option (c, "/p", "ro"));
+  oci_config_free (c);
+
+  /* only the policy turns it off */
+  c = new_config ();
+  policy.protect_persistence = false;
+  bind (c, "/home/u", "/root");
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (!has_option (c, "/root", "ro"));
+  CHECK (c->n_mounts == 1);
+  policy.protect_persistence = true;
+  oci_config_free (c);
+}
+
+/* Git directories in a writable bind: config, hooks, info read-only;
+ * hooks made when missing; submodules and bare repositories too. */
+static void
+test_writable_git (void)
+{
+  struct oci_config *c = new_config ();
+  agentrt_error_t err = NULL;
+
+  bind (c, "/srv/proj", "/src");
+  bind (c, "/srv/bare.git", "/bare");
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (str_list_contains (&dir.protected_paths, "/src/.git/config"));
+  CHECK (str_list_contains (&dir.protected_paths, "/src/.git/hooks"));
+  CHECK (str_list_contains (&dir.protected_paths,
+                            "/src/.git/modules/lib/config"));
+  CHECK (str_list_contains (&dir.protected_paths,
+                            "/src/.git/modules/lib/hooks"));
+  CHECK (str_list_contains (&dir.protected_paths, "/src/sub/.git/config"));
+  CHECK (str_list_contains (&dir.protected_dirs, "/src/sub/.git/hooks"));
+  CHECK (str_list_contains (&dir.protected_paths, "/bare/hooks"));
+  CHECK (str_list_contains (&dir.protected_paths, "/bare/config"));
+  CHECK (!str_list_contains (&dir.protected_paths, "/src/.git/objects"));
+  CHECK (!has_option (c, "/src", "ro"));
+  oci_config_free (c);
+
+  /* read-only: nothing to protect */
+  c = new_config ();
+  bind_ro (c, "/srv/proj", "/src");
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (dir.protected_paths.len == 0);
+  oci_config_free (c);
 }
 
 /* Policy extensions: an extra credential path and socket path. */
@@ -446,18 +766,16 @@ static void
 test_policy_extensions (void)
 {
   struct oci_config *c = new_config ();
-  struct change_list changes = { NULL, 0 };
   agentrt_error_t err = NULL;
 
   str_list_append (&policy.credential_paths, "project/src");
   str_list_append (&policy.socket_paths, "/srv/work");
-  bind (c, "/home/u", "/h");
-  bind (c, "/srv/work", "/w");
-  CHECK (run (c, &changes, NULL, &err) == 0);
+  bind_ro (c, "/home/u", "/h");
+  bind_ro (c, "/srv/work", "/w");
+  CHECK (run (c, NULL, &err) == 0);
   CHECK (masked (c, "/h/project/src"));
   CHECK (find_mount (c, "/w") == NULL);
   oci_config_free (c);
-  change_list_release (&changes);
   policy_release (&policy);
   policy_init_defaults (&policy);
 }
@@ -469,14 +787,20 @@ main (void)
   RUN_TEST (test_hostile_failures);
   RUN_TEST (test_hostile_destinations);
   RUN_TEST (test_home_mount);
-  RUN_TEST (test_home_parent_mount);
+  RUN_TEST (test_homes_deeper);
+  RUN_TEST (test_symlinked_credentials);
   RUN_TEST (test_credential_sources);
+  RUN_TEST (test_stores_and_system_dirs);
   RUN_TEST (test_partial_credential_dirs);
   RUN_TEST (test_sockets);
   RUN_TEST (test_socket_ancestor);
+  RUN_TEST (test_devices_and_kernel);
   RUN_TEST (test_service_account);
   RUN_TEST (test_plain_mounts_kept);
+  RUN_TEST (test_writable_home);
+  RUN_TEST (test_writable_git);
   RUN_TEST (test_policy_extensions);
+  reset ();
   policy_release (&policy);
   return UNIT_EXIT ();
 }

@@ -94,12 +94,20 @@ test_malformed (void)
                 "credentials.extraPaths[0]: expected a clean path");
   expect_error ("{\"credentials\":{\"extraPaths\":[\".x/\"]}}",
                 "no trailing");
-  expect_error ("{\"credentials\":{\"extraPaths\":[\".x/*\"]}}", "no `*`");
+  expect_error ("{\"credentials\":{\"extraPaths\":[\".x/*\"]}}",
+                "no glob in relative credential paths");
   expect_error ("{\"credentials\":{\"extraPaths\":[\"\"]}}", "must not be empty");
   expect_error ("{\"sockets\":{\"extraPaths\":[\"run/x\"]}}",
                 "sockets.extraPaths[0]: expected an absolute path");
-  expect_error ("{\"sockets\":{\"extraPaths\":[\"/run/a*\"]}}",
-                "`*` must be a whole path component");
+  expect_error ("{\"binds\":{\"scanDepth\":0}}", "binds.scanDepth: from 1 to 64");
+  expect_error ("{\"binds\":{\"scanDepth\":65}}", "binds.scanDepth: from 1 to 64");
+  expect_error ("{\"binds\":{\"scanEntries\":0}}",
+                "binds.scanEntries: must be greater than 0");
+  expect_error ("{\"binds\":{\"protectPersistence\":\"no\"}}",
+                "binds.protectPersistence");
+  expect_error ("{\"binds\":{\"depth\":3}}", "binds.depth: unknown field");
+  expect_error ("{\"devices\":{\"allow\":[\"sda\"]}}",
+                "devices.allow[0]: unknown device (fuse, kvm, net/tun)");
   expect_error ("{\"sockets\":{\"extraPaths\":[\"/run/./x\"]}}", "clean path");
   expect_error ("{\"env\":{\"extraSecretPatterns\":[\"\"]}}",
                 "env.extraSecretPatterns[0]: must not be empty");
@@ -162,7 +170,10 @@ test_values (void)
       "\"256M\"},"
       "\"env\":{\"allowKeep\":false,\"extraSecretPatterns\":[\"*_CREDS\"]},"
       "\"credentials\":{\"extraPaths\":[\".config/acme\",\"/etc/acme/key\"]},"
-      "\"sockets\":{\"extraPaths\":[\"/run/acme/*/ctl\"]},"
+      "\"sockets\":{\"extraPaths\":[\"/run/acme/*/ctl\",\"/tmp/acme-*\"]},"
+      "\"binds\":{\"scanDepth\":4,\"scanEntries\":5000,"
+      "\"protectPersistence\":false},"
+      "\"devices\":{\"allow\":[\"/dev/fuse\",\"net/tun\",\"fuse\"]},"
       "\"capabilities\":{\"safe\":[\"cap_kill\",\"CAP_NET_RAW\"]},"
       "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"48h\"},"
       "\"egress\":{\"allow\":[\"pypi.org\"],\"ceiling\":[\"*.corp.example\","
@@ -185,6 +196,12 @@ test_values (void)
   CHECK (str_list_contains (&p.credential_paths, "/etc/acme/key"));
   CHECK (str_list_contains (&p.socket_paths, "/run/docker.sock"));
   CHECK (str_list_contains (&p.socket_paths, "/run/acme/*/ctl"));
+  CHECK (str_list_contains (&p.socket_paths, "/tmp/acme-*"));
+  CHECK (p.bind_scan_depth == 4 && p.bind_scan_entries == 5000);
+  CHECK (!p.protect_persistence);
+  CHECK (p.allowed_devices.len == 2);
+  CHECK (str_list_contains (&p.allowed_devices, "fuse"));
+  CHECK (str_list_contains (&p.allowed_devices, "net/tun"));
   CHECK (p.safe_capabilities.len == 2);
   CHECK_STR_EQ (p.safe_capabilities.items[0], "CAP_KILL");
   CHECK (p.pids_limit == 256 && p.memory_limit == (int64_t) POLICY_GIB);

@@ -7,12 +7,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mount.h>
 
 #include "common/cleanup.h"
 #include "oci/config.h"
 #include "runtime/create_plan.h"
 #include "runtime/mount_plan.h"
+#include "runtime/policy/host_view.h"
 #include "runtime/proc_util.h"
 #include "runtime/state_store.h"
 #include "tests/unit/unit.h"
@@ -44,7 +46,7 @@ test_mount_options (void)
   CHECK (c != NULL);
   if (c == NULL)
     return;
-  CHECK (mount_plan_build (c, "/bundle", &plan, &err) == 0);
+  CHECK (mount_plan_build (c, "/bundle", NULL, &plan, &err) == 0);
   CHECK (plan.n_steps == 2);
   if (plan.n_steps != 2)
     return;
@@ -62,7 +64,41 @@ test_mount_options (void)
   CHECK (b->rattr_set == (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID));
   CHECK ((b->attr_set & MOUNT_ATTR__ATIME) == MOUNT_ATTR_NOATIME);
   CHECK (!b->dest_is_file);
+  /* the runtime copies the source; the init attaches the copy (without
+   * CAP_SYS_ADMIN it copies the source by path itself) */
+  CHECK (geteuid () != 0 || b->tree_fd >= 0);
+  CHECK (t->tree_fd == -1);
   mount_plan_free (&plan);
+}
+
+/* A hardened container mounts only the sources the hardening judged. */
+static void
+test_hardened_binds_need_a_judged_source (void)
+{
+  cleanup_error agentrt_error_t err = NULL;
+  cleanup_oci_config struct oci_config *c = parse (
+      CONFIG_HEAD "\"mounts\":[{\"destination\":\"/x\",\"type\":\"bind\","
+      "\"source\":\"/tmp\",\"options\":[\"bind\"]}]}", &err);
+  struct host_view judged;
+  struct mount_plan plan;
+  char *canon = NULL;
+  struct host_node node;
+
+  CHECK (c != NULL);
+  if (c == NULL)
+    return;
+  host_view_system (&judged, "/", NULL);
+  CHECK (mount_plan_build (c, "/", &judged, &plan, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "mounts[0] (`/x`): source `/tmp` "
+                                         "was not checked by the hardening");
+  agentrt_error_release (&err);
+  CHECK (judged.open_source (judged.ctx, "/tmp", true, &canon, &node, &err)
+         == 0);
+  CHECK (mount_plan_build (c, "/", &judged, &plan, &err) == 0);
+  CHECK (geteuid () != 0 || plan.steps[0].tree_fd >= 0);
+  mount_plan_free (&plan);
+  free (canon);
+  host_view_system_release (&judged);
 }
 
 static void
@@ -84,13 +120,13 @@ test_mount_errors_name_the_field (void)
   CHECK (c && idmap && notype);
   if (!c || !idmap || !notype)
     return;
-  CHECK (mount_plan_build (c, "/bundle", &plan, &err) < 0);
+  CHECK (mount_plan_build (c, "/bundle", NULL, &plan, &err) < 0);
   CHECK_CONTAINS (err ? err->msg : NULL, "mounts[1] (`/b`): source");
   agentrt_error_release (&err);
-  CHECK (mount_plan_build (idmap, "/bundle", &plan, &err) < 0);
+  CHECK (mount_plan_build (idmap, "/bundle", NULL, &plan, &err) < 0);
   CHECK_CONTAINS (err ? err->msg : NULL, "mounts[0].options[1]: mount option `idmap`");
   agentrt_error_release (&err);
-  CHECK (mount_plan_build (notype, "/bundle", &plan, &err) < 0);
+  CHECK (mount_plan_build (notype, "/bundle", NULL, &plan, &err) < 0);
   CHECK_CONTAINS (err ? err->msg : NULL, "mounts[0].type");
 }
 
@@ -105,7 +141,7 @@ test_relative_bind_source_is_the_bundles (void)
   CHECK (c != NULL);
   if (c == NULL)
     return;
-  CHECK (mount_plan_build (c, "/", &plan, &err) == 0);
+  CHECK (mount_plan_build (c, "/", NULL, &plan, &err) == 0);
   CHECK_STR_EQ (plan.steps[0].source, "//tmp");
   mount_plan_free (&plan);
 }
@@ -195,6 +231,7 @@ main (void)
   RUN_TEST (test_mount_options);
   RUN_TEST (test_mount_errors_name_the_field);
   RUN_TEST (test_relative_bind_source_is_the_bundles);
+  RUN_TEST (test_hardened_binds_need_a_judged_source);
   RUN_TEST (test_sysctls_must_be_namespaced);
   RUN_TEST (test_container_ids);
   RUN_TEST (test_signal_names);

@@ -1,0 +1,80 @@
+/* What the parts of the bind-mount hardening share (binds.c judges each
+ * mount, bind_scan.c scans what a kept one exposes, persistence.c makes
+ * what the host runs later read-only): the bind being judged, the kept
+ * binds, and where their results go.  Internal to runtime/policy/. */
+#ifndef AGENTRT_POLICY_BIND_RULES_H
+#define AGENTRT_POLICY_BIND_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+#include "oci/config.h"
+#include "changes.h"
+#include "host_view.h"
+#include "policy.h"
+
+/* A bind mount kept after the first pass. */
+struct kept_bind
+{
+  size_t index;       /* in the config's mounts at the first pass */
+  char *dest;         /* clean container path */
+  char *canon;        /* canonical host path (the open source) */
+  struct host_node node;
+  bool writable;      /* neither ro nor rro */
+  bool recursive;     /* rbind */
+};
+
+/* A mount the hardening adds right after the kept bind `after`. */
+struct added_mount
+{
+  size_t after;       /* index in binds_ctx.kept */
+  struct oci_mount mount;
+};
+
+struct binds_ctx
+{
+  struct oci_config *config;
+  const struct agent_policy *policy;
+  const struct host_view *host;
+  struct change_list *changes;
+  /* Directives: masks that must be applied (a credential or socket found
+   * on the host), and paths made read-only after the masks, which must
+   * exist (or, for the second list, are created as empty directories). */
+  struct str_list *required_masks;
+  struct str_list *protected_paths;
+  struct str_list *protected_dirs;
+
+  struct kept_bind *kept;
+  size_t n_kept;
+  struct added_mount *added;
+  size_t n_added;
+  size_t scanned;     /* directory entries read so far (the scan budget) */
+  /* The first components of the relative credential entries, sorted. */
+  struct str_list credential_heads;
+};
+
+/* Masks the container path (linux.maskedPaths and the required masks),
+ * recording why; a path masked already is left alone. */
+void binds_mask (struct binds_ctx *ctx, const char *container_path,
+                 const char *why);
+
+/* The container paths where the host path `target` is visible through
+ * the kept binds (appended to *out). */
+void binds_container_paths (const struct binds_ctx *ctx, const char *target,
+                            struct str_list *out);
+
+/* Scans the kept directory bind kb (see bind_scan.c).  Homes and git
+ * directories found in a writable bind are appended to *homes and *git
+ * (paths relative to kb->canon, "" for the bind itself). */
+int bind_scan (struct binds_ctx *ctx, const struct kept_bind *kb,
+               struct str_list *homes, struct str_list *git,
+               agentrt_error_t *err);
+
+/* Makes what the host runs later read-only in the writable bind kb, for
+ * the homes and git directories bind_scan found (see persistence.c). */
+int persistence_protect (struct binds_ctx *ctx, size_t kept_index,
+                         const struct str_list *homes,
+                         const struct str_list *git, agentrt_error_t *err);
+
+#endif

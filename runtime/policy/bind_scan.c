@@ -1,0 +1,440 @@
+/* What a kept directory bind exposes (see bind_rules.h): a bounded walk of
+ * its source through the host view (no symlink followed) that masks every
+ * credential entry at any depth (where a symlink to one leads, too), every
+ * unix socket, the host's credential, socket, kernel and runtime paths
+ * below it, and the kernel filesystems an rbind carries; and that notes
+ * the homes and git directories of writable binds for persistence.c. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "bind_rules.h"
+#include "host_paths.h"
+#include "paths.h"
+
+struct walk
+{
+  struct binds_ctx *ctx;
+  const struct kept_bind *kb;
+  struct str_list *homes;
+  struct str_list *git;
+};
+
+static char *
+join (const char *dir, const char *rel)
+{
+  return rel[0] ? path_join (dir, rel) : xstrdup (dir);
+}
+
+/* Masks `rel` below the bind when it is there; a symlink is masked where
+ * it leads inside the container's mounts. */
+static int
+mask_rel (struct walk *w, const char *rel, const char *why,
+          agentrt_error_t *err)
+{
+  const struct kept_bind *kb = w->kb;
+  cleanup_free char *host = join (kb->canon, rel);
+  cleanup_free char *target = NULL;
+  struct host_node node;
+
+  if (w->ctx->host->lookup (w->ctx->host->ctx, host, &node, &target, err) < 0)
+    return -1;
+  if (node.kind == HOST_MISSING)
+    return 0;
+  if (node.kind == HOST_SYMLINK)
+    {
+      struct str_list where = { NULL, 0 };
+      cleanup_free char *via = NULL;
+      if (target == NULL)
+        return 0; /* leads nowhere */
+      via = xasprintf ("%s (a symlink to %s)", why, target);
+      binds_container_paths (w->ctx, target, &where);
+      for (size_t i = 0; i < where.len; i++)
+        binds_mask (w->ctx, where.items[i], via);
+      str_list_free (&where);
+      return 0;
+    }
+  cleanup_free char *container = join (kb->dest, rel);
+  binds_mask (w->ctx, container, why);
+  return 0;
+}
+
+/* Masks what the absolute host pattern names below the bind: `rest`
+ * (components, globs allowed) below the directory `rel`. */
+static int
+expand_pattern (struct walk *w, const char *rel, const char *rest,
+                const char *why, agentrt_error_t *err)
+{
+  size_t len = strcspn (rest, "/");
+  const char *next = rest[len] ? rest + len + 1 : NULL;
+  struct host_dirent *ents = NULL;
+  size_t n = 0;
+  int r = 0;
+
+  if (!path_is_pattern (rest, len))
+    {
+      cleanup_free char *comp = xstrndup (rest, len);
+      cleanup_free char *sub = rel[0] ? path_join (rel, comp) : xstrdup (comp);
+      if (next == NULL)
+        return mask_rel (w, sub, why, err);
+      return expand_pattern (w, sub, next, why, err);
+    }
+  cleanup_free char *dir = join (w->kb->canon, rel);
+  struct host_node node;
+  if (w->ctx->host->lookup (w->ctx->host->ctx, dir, &node, NULL, err) < 0)
+    return -1;
+  if (node.kind != HOST_DIR)
+    return 0;
+  if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0)
+    return -1;
+  for (size_t i = 0; r == 0 && i < n; i++)
+    {
+      cleanup_free char *sub = NULL;
+      if (!path_component_match (rest, len, ents[i].name,
+                                 strlen (ents[i].name)))
+        continue;
+      sub = rel[0] ? path_join (rel, ents[i].name) : xstrdup (ents[i].name);
+      if (next == NULL)
+        r = mask_rel (w, sub, why, err);
+      else if (ents[i].kind == HOST_DIR)
+        r = expand_pattern (w, sub, next, why, err);
+    }
+  host_dirents_free (ents, n);
+  return r;
+}
+
+/* Host paths of a list below the bind's source are masked. */
+static int
+ancestor_masks (struct walk *w, const char *const *patterns, size_t n,
+                const char *what, agentrt_error_t *err)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *rest = NULL;
+      if (patterns[i][0] != '/'
+          || path_relate (w->kb->canon, patterns[i], &rest) != PATH_ABOVE)
+        continue;
+      cleanup_free char *why = xasprintf ("%s %s in the bind mount of %s",
+                                          what, patterns[i], w->kb->canon);
+      if (expand_pattern (w, "", rest, why, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static int
+list_masks (struct walk *w, const struct str_list *l, const char *what,
+            agentrt_error_t *err)
+{
+  return ancestor_masks (w, (const char *const *) l->items, l->len, what, err);
+}
+
+/* Absolute credential entries are container paths too (where engines put
+ * service-account tokens): below the destination, masked when the source
+ * has them. */
+static int
+destination_masks (struct walk *w, agentrt_error_t *err)
+{
+  const struct str_list *creds = &w->ctx->policy->credential_paths;
+
+  for (size_t i = 0; i < creds->len; i++)
+    {
+      const char *rest = NULL;
+      if (creds->items[i][0] != '/'
+          || path_relate (w->kb->dest, creds->items[i], &rest) != PATH_ABOVE)
+        continue;
+      cleanup_free char *why = xasprintf ("credential location %s",
+                                          creds->items[i]);
+      if (expand_pattern (w, "", rest, why, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static int
+check_credential (struct walk *w, const char *rel, const char *entry,
+                  agentrt_error_t *err)
+{
+  cleanup_free char *sub = rel[0] ? path_join (rel, entry) : xstrdup (entry);
+  cleanup_free char *why = xasprintf ("credential path %s in the bind mount "
+                                      "of %s", entry, w->kb->canon);
+  return mask_rel (w, sub, why, err);
+}
+
+/* A relative entry whose leading components are the source's or the
+ * destination's last ones (a mounted ~/.docker holds config.json). */
+static int
+tail_masks (struct walk *w, agentrt_error_t *err)
+{
+  const struct str_list *creds = &w->ctx->policy->credential_paths;
+
+  for (size_t i = 0; i < creds->len; i++)
+    {
+      const char *e = creds->items[i];
+      if (e[0] == '/')
+        continue;
+      for (const char *slash = strchr (e, '/'); slash;
+           slash = strchr (slash + 1, '/'))
+        {
+          cleanup_free char *head = xstrndup (e, (size_t) (slash - e));
+          if ((path_has_components (w->kb->canon, head, true)
+               || path_has_components (w->kb->dest, head, true))
+              && check_credential (w, "", slash + 1, err) < 0)
+            return -1;
+        }
+    }
+  return 0;
+}
+
+static int
+compare_strings (const void *a, const void *b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Relative credential entries whose first component is `name` (the
+ * sorted first components make a miss, the usual case, cheap). */
+static int
+credential_entries (struct walk *w, const char *rel, const char *name,
+                    agentrt_error_t *err)
+{
+  const struct str_list *creds = &w->ctx->policy->credential_paths;
+  const struct str_list *heads = &w->ctx->credential_heads;
+  size_t n = strlen (name);
+
+  if (!bsearch (&name, heads->items, heads->len, sizeof (char *),
+                compare_strings))
+    return 0;
+  for (size_t i = 0; i < creds->len; i++)
+    {
+      const char *e = creds->items[i];
+      if (e[0] != '/' && strncmp (e, name, n) == 0
+          && (e[n] == '\0' || e[n] == '/')
+          && check_credential (w, rel, e, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static bool
+is_masked (const struct walk *w, const char *rel)
+{
+  cleanup_free char *container = join (w->kb->dest, rel);
+  return str_list_contains (w->ctx->required_masks, container);
+}
+
+static int
+budget (struct walk *w, size_t n, const char *dir, agentrt_error_t *err)
+{
+  uint64_t limit = w->ctx->policy->bind_scan_entries;
+
+  w->ctx->scanned += n;
+  if (w->ctx->scanned <= limit)
+    return 0;
+  return agentrt_error (err, E2BIG, "more than %llu entries to check for "
+                        "credentials and sockets (reached in `%s`; the "
+                        "policy's binds.scanEntries)",
+                        (unsigned long long) limit, dir);
+}
+
+/* A bare repository: HEAD, config, objects/ and refs/. */
+static bool
+is_git_dir (const struct host_dirent *ents, size_t n)
+{
+  unsigned seen = 0;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *name = ents[i].name;
+      enum host_kind k = ents[i].kind;
+      if (k == HOST_FILE && strcmp (name, "HEAD") == 0)
+        seen |= 1;
+      else if (k == HOST_FILE && strcmp (name, "config") == 0)
+        seen |= 2;
+      else if (k == HOST_DIR && strcmp (name, "objects") == 0)
+        seen |= 4;
+      else if (k == HOST_DIR && strcmp (name, "refs") == 0)
+        seen |= 8;
+    }
+  return seen == 15;
+}
+
+/* The git directories inside a .git one: modules/NAME (submodules, which
+ * nest) and worktrees/NAME. */
+static int
+git_children (struct walk *w, const char *gitdir, unsigned depth,
+              agentrt_error_t *err)
+{
+  static const char *const kinds[] = { "modules", "worktrees" };
+
+  for (size_t k = 0; k < 2 && depth < w->ctx->policy->bind_scan_depth; k++)
+    {
+      cleanup_free char *rel = path_join (gitdir, kinds[k]);
+      cleanup_free char *dir = path_join (w->kb->canon, rel);
+      struct host_dirent *ents = NULL;
+      size_t n = 0;
+      int r = 0;
+      struct host_node node;
+
+      if (w->ctx->host->lookup (w->ctx->host->ctx, dir, &node, NULL, err) < 0)
+        return -1;
+      if (node.kind != HOST_DIR)
+        continue;
+      if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0
+          || budget (w, n, dir, err) < 0)
+        {
+          host_dirents_free (ents, n);
+          return -1;
+        }
+      for (size_t i = 0; r == 0 && i < n; i++)
+        if (ents[i].kind == HOST_DIR)
+          {
+            cleanup_free char *sub = path_join (rel, ents[i].name);
+            str_list_append (w->git, sub);
+            r = git_children (w, sub, depth + 1, err);
+          }
+      host_dirents_free (ents, n);
+      if (r < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static bool
+is_home (const struct walk *w, const char *dir, const struct host_dirent *ents,
+         size_t n)
+{
+  if (str_list_contains (w->ctx->host->homes, dir))
+    return true;
+  for (size_t i = 0; i < n; i++)
+    if (host_paths_is_home_marker (ents[i].name))
+      return true;
+  return false;
+}
+
+static int walk_dir (struct walk *w, const char *rel, unsigned depth,
+                     agentrt_error_t *err);
+
+/* The directories below `rel` the walk goes on into. */
+static int
+descend (struct walk *w, const char *rel, const struct host_dirent *ents,
+         size_t n, unsigned depth, agentrt_error_t *err)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *name = ents[i].name;
+      cleanup_free char *sub = NULL;
+
+      if (ents[i].kind != HOST_DIR)
+        continue;
+      sub = rel[0] ? path_join (rel, name) : xstrdup (name);
+      if (is_masked (w, sub))
+        continue;
+      if (strcmp (name, ".git") == 0)
+        {
+          if (w->kb->writable)
+            str_list_append (w->git, sub);
+          if (git_children (w, sub, depth + 1, err) < 0)
+            return -1;
+          continue;
+        }
+      if (host_paths_is_pruned (name)
+          || depth + 1 >= w->ctx->policy->bind_scan_depth)
+        continue;
+      if (walk_dir (w, sub, depth + 1, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static int
+walk_dir (struct walk *w, const char *rel, unsigned depth,
+          agentrt_error_t *err)
+{
+  cleanup_free char *dir = join (w->kb->canon, rel);
+  struct host_dirent *ents = NULL;
+  size_t n = 0;
+  int r = 0;
+
+  if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0)
+    {
+      cleanup_free char *container = join (w->kb->dest, rel);
+      return agentrt_error_wrap (err, "`%s`", container);
+    }
+  if (budget (w, n, dir, err) < 0)
+    {
+      host_dirents_free (ents, n);
+      return -1;
+    }
+  for (size_t i = 0; r == 0 && i < n; i++)
+    {
+      r = credential_entries (w, rel, ents[i].name, err);
+      if (r == 0 && ents[i].kind == HOST_SOCKET)
+        {
+          cleanup_free char *sub = rel[0] ? path_join (rel, ents[i].name)
+                                          : xstrdup (ents[i].name);
+          cleanup_free char *container = path_join (w->kb->dest, sub);
+          binds_mask (w->ctx, container, "a unix socket in a bind mount");
+        }
+    }
+  if (r == 0 && w->kb->writable && is_home (w, dir, ents, n))
+    str_list_append (w->homes, rel);
+  if (r == 0 && w->kb->writable && is_git_dir (ents, n))
+    str_list_append (w->git, rel);
+  if (r == 0)
+    r = descend (w, rel, ents, n, depth, err);
+  host_dirents_free (ents, n);
+  return r;
+}
+
+/* Kernel interfaces an rbind brings along from below its source. */
+static int
+submount_masks (struct walk *w, agentrt_error_t *err)
+{
+  struct host_mount *mounts = NULL;
+  size_t n = 0;
+
+  if (!w->kb->recursive)
+    return 0;
+  if (w->ctx->host->submounts (w->ctx->host->ctx, w->kb->canon, &mounts, &n,
+                               err) < 0)
+    return -1;
+  for (size_t i = 0; i < n; i++)
+    if (mounts[i].special_fs)
+      {
+        const char *rest = mounts[i].path + strlen (w->kb->canon);
+        cleanup_free char *container = xasprintf ("%s%s", w->kb->dest, rest);
+        cleanup_free char *why = xasprintf ("a %s mount of the host in the "
+                                            "bind mount of %s",
+                                            mounts[i].special_fs,
+                                            w->kb->canon);
+        binds_mask (w->ctx, container, why);
+      }
+  host_mounts_free (mounts, n);
+  return 0;
+}
+
+int
+bind_scan (struct binds_ctx *ctx, const struct kept_bind *kb,
+           struct str_list *homes, struct str_list *git, agentrt_error_t *err)
+{
+  struct walk w = { ctx, kb, homes, git };
+  const struct agent_policy *p = ctx->policy;
+
+  if (list_masks (&w, &p->credential_paths, "credential path", err) < 0
+      || list_masks (&w, &p->socket_paths, "control socket path", err) < 0
+      || ancestor_masks (&w, host_paths_stores.items, host_paths_stores.len,
+                         "credential store", err) < 0
+      || ancestor_masks (&w, host_paths_kernel.items, host_paths_kernel.len,
+                         "host kernel path", err) < 0
+      || list_masks (&w, ctx->host->private_dirs, "agentrt's own directory",
+                     err) < 0
+      || destination_masks (&w, err) < 0 || tail_masks (&w, err) < 0
+      || submount_masks (&w, err) < 0)
+    return -1;
+  return walk_dir (&w, "", 0, err);
+}
