@@ -516,20 +516,32 @@ parse_root (const struct json_ctx *c, const struct json_node *root,
 }
 
 int
+policy_file_parse_node (const struct json_ctx *c, const struct json_node *root,
+                        struct agent_policy *policy)
+{
+  policy_init_defaults (policy);
+  if (parse_root (c, root, policy) < 0)
+    {
+      policy_release (policy);
+      return -1;
+    }
+  return 0;
+}
+
+int
 policy_file_parse (const char *json, size_t len, const char *origin,
                    struct agent_policy *policy, agentrt_error_t *err)
 {
   cleanup_json_doc struct json_doc *doc = NULL;
   struct json_ctx c = { origin, err };
 
-  policy_init_defaults (policy);
   doc = json_doc_parse (json, len, origin, err);
-  if (doc == NULL || parse_root (&c, json_doc_root (doc), policy) < 0)
+  if (doc == NULL)
     {
-      policy_release (policy);
+      memset (policy, 0, sizeof (*policy));
       return -1;
     }
-  return 0;
+  return policy_file_parse_node (&c, json_doc_root (doc), policy);
 }
 
 static int

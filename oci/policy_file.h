@@ -11,6 +11,8 @@
 
 #include "../common/error.h"
 #include "../runtime/policy/policy.h"
+#include "json_tree.h"
+#include "json_writer.h"
 
 #define POLICY_FILE_DEFAULT_PATH "/etc/agentrt/policy.json"
 #define POLICY_FILE_MAX_SIZE (1024u * 1024)
@@ -20,6 +22,19 @@
  * document in error messages. */
 int policy_file_parse (const char *json, size_t len, const char *origin,
                        struct agent_policy *policy, agentrt_error_t *err);
+
+/* Parses the policy object `root` of a JSON tree (a document of its own,
+ * or a member of another, as in the stored hardening record). */
+int policy_file_parse_node (const struct json_ctx *c,
+                            const struct json_node *root,
+                            struct agent_policy *policy);
+
+/* Writes *policy as a policy file's object (a value: after json_key, or at
+ * the top), every field given, so that policy_file_parse reads back an
+ * equal policy.  The built-in credential and socket paths are not
+ * repeated: only what extraPaths added (oci/policy_write.c). */
+void policy_file_write_json (const struct agent_policy *policy,
+                             struct json_writer *w);
 
 /* Reads and parses a policy file (a regular file of at most
  * POLICY_FILE_MAX_SIZE bytes). */

@@ -20,6 +20,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "oci/hardening_record.h"
 #include "runtime/audit.h"
 #include "runtime/cgroup.h"
 #include "runtime/cloned_binary.h"
@@ -366,6 +367,21 @@ serve_init (struct create_ctx *ctx, agentrt_error_t *err)
     }
 }
 
+/* The whole hardening decision, for `exec` to apply as it was (it never
+ * reads the policy file or the profile again). */
+static int
+save_hardening (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  const struct hardening *h = &ctx->hardening;
+  const struct seccomp_program *agent = h->agent_seccomp;
+  cleanup_free char *json = hardening_record_to_json (
+      &h->policy, &h->result.directives, agent ? agent->insns : NULL,
+      agent ? agent->len * sizeof (*agent->insns) : 0, agent ? agent->flags : 0);
+
+  return state_dir_write (&ctx->rb.dir, HARDENING_RECORD_FILE, json,
+                          strlen (json), err);
+}
+
 static int
 prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
 {
@@ -391,6 +407,8 @@ prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   json = oci_config_to_json (ctx->config, false, err);
   if (json == NULL || state_dir_write (&ctx->rb.dir, CONFIG_FILE, json,
                                        strlen (json), err) < 0)
+    return -1;
+  if (ctx->hardening.enforced && save_hardening (ctx, err) < 0)
     return -1;
   return save (ctx, err);
 }

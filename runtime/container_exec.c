@@ -16,16 +16,15 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "oci/hardening_record.h"
 #include "runtime/audit.h"
 #include "runtime/cgroup.h"
 #include "runtime/cloned_binary.h"
 #include "runtime/exec_stub.h"
 #include "runtime/container.h"
 #include "runtime/container_exec.h"
-#include "runtime/hardening.h"
 #include "runtime/log.h"
 #include "runtime/process_stage.h"
-#include "runtime/seccomp_cache.h"
 #include "runtime/seccomp_notify.h"
 #include "runtime/spawn.h"
 #include "runtime/supervise.h"
@@ -148,52 +147,40 @@ serve_child (struct exec_ctx *ctx, agentrt_error_t *err)
     }
 }
 
-/* The same hardening as the container's own process: env scrubbing (with
- * the container's env.keep), proxy variables, capabilities, no_new_privs,
- * and the agent seccomp profile; recorded in the audit trail. */
+/* The same hardening as the container's own process, exactly as create
+ * decided it (the record in the state directory, not the policy file as
+ * it is now): env scrubbing with the container's env.keep, proxy
+ * variables, capabilities, no_new_privs, and the agent seccomp program
+ * compiled at create; recorded in the audit trail. */
 static int
-harden_exec (const struct global_options *g, struct exec_ctx *ctx,
-             agentrt_error_t *err)
+harden_exec (struct exec_ctx *ctx, agentrt_error_t *err)
 {
   const struct container_state *st = ctx->c->state;
-  struct harden_directives d = { 0 };
   struct change_list changes = { 0 };
-  struct agent_policy policy;
-  char *keep, *tok, *save = NULL;
-  int fd, r = -1;
+  struct hardening_record rec;
+  cleanup_free char *json = NULL;
+  size_t len = 0;
+  int fd;
 
-  if (hardening_load_policy (g, &policy, err) < 0)
+  json = state_dir_read (&ctx->c->dir, HARDENING_RECORD_FILE, &len, err);
+  if (json == NULL)
+    return agentrt_error_wrap (err, "the container's hardening record");
+  if (hardening_record_parse (json, len, &rec, err) < 0)
     return -1;
-  d.egress = st->egress && strcmp (st->egress, "proxy") == 0
-                 ? HARDEN_EGRESS_PROXY
-                 : HARDEN_EGRESS_NONE;
-  keep = xstrdup (st->env_keep ? st->env_keep : "");
-  for (tok = strtok_r (keep, ",", &save); tok; tok = strtok_r (NULL, ",", &save))
-    str_list_append (&d.env_keep, tok);
-  free (keep);
-  harden_process (ctx->process, &policy, &d, &changes);
-  if (st->seccomp_profile)
-    {
-      cleanup_free char *cache = xasprintf ("%s/.seccomp-cache", g->root);
-      ctx->agent_seccomp = seccomp_load_profile_cached (st->seccomp_profile,
-                                                        cache, NULL, NULL, err);
-      if (ctx->agent_seccomp == NULL)
-        goto out;
-    }
-  fd = st->audit_dir ? audit_open (st->audit_dir, st->id, err) : -1;
-  if (st->audit_dir && fd < 0)
-    goto out;
+  harden_process (ctx->process, &rec.policy, &rec.directives, &changes);
+  if (rec.program)
+    ctx->agent_seccomp = seccomp_program_new (
+        (const struct sock_filter *) rec.program,
+        rec.program_len / sizeof (struct sock_filter), rec.program_flags);
+  fd = audit_open (rec.directives.audit_dir, st->id, err);
   if (fd >= 0)
     {
       audit_exec (fd, st->id, ctx->process->args.items[0], &changes);
       close (fd);
     }
-  r = 0;
-out:
-  str_list_free (&d.env_keep);
   change_list_release (&changes);
-  policy_release (&policy);
-  return r;
+  hardening_record_release (&rec);
+  return fd < 0 ? -1 : 0;
 }
 
 static int
@@ -216,7 +203,7 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
   ctx->process = exec_process_build (o, ctx->config->process, err);
   if (ctx->process == NULL)
     return -1;
-  if (ctx->c->state->hardened && harden_exec (g, ctx, err) < 0)
+  if (ctx->c->state->hardened && harden_exec (ctx, err) < 0)
     return -1;
   if (ctx->process->terminal && o->console_socket == NULL && o->detach)
     return agentrt_error (err, 0, "exec --tty --detach needs "

@@ -352,8 +352,14 @@ harden (struct oci_config *config, const struct agent_policy *policy,
 void
 harden_result_release (struct harden_result *result)
 {
-  struct harden_directives *d = &result->directives;
+  harden_directives_release (&result->directives);
+  change_list_release (&result->changes);
+  memset (result, 0, sizeof (*result));
+}
 
+void
+harden_directives_release (struct harden_directives *d)
+{
   free (d->seccomp_profile);
   free (d->egress_allow);
   str_list_free (&d->env_keep);
@@ -361,8 +367,7 @@ harden_result_release (struct harden_result *result)
   str_list_free (&d->required_masks);
   str_list_free (&d->protected_paths);
   str_list_free (&d->protected_dirs);
-  change_list_release (&result->changes);
-  memset (result, 0, sizeof (*result));
+  memset (d, 0, sizeof (*d));
 }
 
 static void

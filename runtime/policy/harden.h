@@ -122,6 +122,7 @@ int harden (struct oci_config *config, const struct agent_policy *policy,
             struct harden_result *result, agentrt_error_t *err);
 
 void harden_result_release (struct harden_result *result);
+void harden_directives_release (struct harden_directives *d);
 
 /* The part of the hardening that applies to a process: for `exec`'d
  * processes with the directives of their container.  Scrubs the

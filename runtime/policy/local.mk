@@ -34,6 +34,7 @@ POLICY_TESTS = \
 	tests/unit/test-policy-binds \
 	tests/unit/test-policy-harden \
 	tests/unit/test-policy-file \
+	tests/unit/test-policy-record \
 	tests/unit/test-policy-hostview
 check_PROGRAMS += $(POLICY_TESTS)
 TESTS += $(POLICY_TESTS)
@@ -46,4 +47,5 @@ tests_unit_test_policy_annotations_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_binds_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_harden_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_file_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_record_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_hostview_LDADD = $(POLICY_LIBS)

@@ -1,0 +1,122 @@
+/* The admin policy written back as a policy file (see policy_file.h):
+ * every field, so that the effective policy a container was created with
+ * can be stored with it and read back unchanged. */
+#include <config.h>
+
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "policy_file.h"
+#include "runtime/policy/host_paths.h"
+
+static void
+write_strings (struct json_writer *w, const char *key,
+               const struct str_list *l)
+{
+  json_key (w, key);
+  json_begin_array (w);
+  for (size_t i = 0; i < l->len; i++)
+    json_string (w, l->items[i]);
+  json_end_array (w);
+}
+
+/* The entries of l beyond the built-in list (what extraPaths added). */
+static void
+write_extra (struct json_writer *w, const char *section, const struct str_list *l,
+             const struct path_list *builtin)
+{
+  json_key (w, section);
+  json_begin_object (w);
+  json_key (w, "extraPaths");
+  json_begin_array (w);
+  for (size_t i = 0; i < l->len; i++)
+    {
+      bool known = false;
+      for (size_t k = 0; k < builtin->len && !known; k++)
+        known = strcmp (l->items[i], builtin->items[k]) == 0;
+      if (!known)
+        json_string (w, l->items[i]);
+    }
+  json_end_array (w);
+  json_end_object (w);
+}
+
+static void
+write_sections (const struct agent_policy *p, struct json_writer *w)
+{
+  json_key (w, "rootfs");
+  json_begin_object (w);
+  json_kv_bool (w, "allowEphemeral", p->allow_ephemeral_rootfs);
+  json_kv_bool (w, "allowWritable", p->allow_writable_rootfs);
+  json_kv_uint (w, "ephemeralSize", p->ephemeral_size);
+  json_end_object (w);
+  json_key (w, "tmpfs");
+  json_begin_object (w);
+  json_kv_uint (w, "tmp", p->tmp_size);
+  json_kv_uint (w, "run", p->run_size);
+  json_kv_uint (w, "shm", p->shm_size);
+  json_kv_uint (w, "home", p->home_size);
+  json_end_object (w);
+  json_key (w, "env");
+  json_begin_object (w);
+  json_kv_bool (w, "allowKeep", p->allow_env_keep);
+  write_strings (w, "extraSecretPatterns", &p->extra_secret_env);
+  json_end_object (w);
+  write_extra (w, "credentials", &p->credential_paths, &host_paths_credentials);
+  write_extra (w, "sockets", &p->socket_paths, &host_paths_sockets);
+  json_key (w, "binds");
+  json_begin_object (w);
+  json_kv_uint (w, "scanDepth", p->bind_scan_depth);
+  json_kv_uint (w, "scanEntries", p->bind_scan_entries);
+  json_kv_bool (w, "protectPersistence", p->protect_persistence);
+  json_end_object (w);
+  json_key (w, "devices");
+  json_begin_object (w);
+  write_strings (w, "allow", &p->allowed_devices);
+  json_end_object (w);
+  json_key (w, "capabilities");
+  json_begin_object (w);
+  write_strings (w, "safe", &p->safe_capabilities);
+  json_end_object (w);
+}
+
+void
+policy_file_write_json (const struct agent_policy *p, struct json_writer *w)
+{
+  json_begin_object (w);
+  json_kv_uint (w, "version", 1);
+  json_kv_string (w, "hardening", p->enforce ? "enforce" : "off");
+  write_sections (p, w);
+  json_key (w, "limits");
+  json_begin_object (w);
+  json_kv_int (w, "pids", p->pids_limit);
+  json_kv_int (w, "memory", p->memory_limit);
+  json_kv_uint (w, "lifetime", p->lifetime);
+  json_kv_uint (w, "maxLifetime", p->max_lifetime);
+  json_end_object (w);
+  json_key (w, "egress");
+  json_begin_object (w);
+  write_strings (w, "allow", &p->egress_allow);
+  write_strings (w, "ceiling", &p->egress_ceiling);
+  json_kv_bool (w, "allowBroad", p->allow_broad_egress);
+  json_end_object (w);
+  json_key (w, "seccomp");
+  json_begin_object (w);
+  json_key (w, "profile");
+  if (p->seccomp_profile)
+    json_string (w, p->seccomp_profile);
+  else
+    json_null (w);
+  json_end_object (w);
+  json_key (w, "sidecar");
+  json_begin_object (w);
+  json_kv_uint (w, "uid", p->sidecar_uid);
+  json_kv_uint (w, "gid", p->sidecar_gid);
+  json_kv_uint (w, "busyPollMicroseconds", p->sidecar_busy_poll_us);
+  json_end_object (w);
+  json_key (w, "audit");
+  json_begin_object (w);
+  json_kv_string (w, "dir", p->audit_dir);
+  json_end_object (w);
+  json_end_object (w);
+}
