@@ -2,8 +2,10 @@
  * entries first, then the false positives, as hard as the hits. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/policy/env_scrub.h"
 #include "unit.h"
@@ -290,6 +292,136 @@ test_long_name (void)
                                  "X_Y_Z_A_B_C_D_E_F_G", &policy) != NULL);
 }
 
+/* A 200-variable environment shaped like an agent's: the usual shell and
+ * locale variables, tool settings, URLs, a few secrets of each kind, long
+ * values (LS_COLORS, a PEM key), and the rest settings of an application. */
+static void
+make_big_env (struct str_list *env, size_t n)
+{
+  static const char *const base[] = {
+    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "HOME=/root", "TERM=xterm-256color", "LANG=en_US.UTF-8", "PWD=/work",
+    "OLDPWD=/", "SHELL=/bin/bash", "USER=agent", "HOSTNAME=sandbox", "CI=true",
+    "NODE_ENV=production", "DATABASE_HOST=db.internal", "TZ=UTC",
+    "PYTHONPATH=/app/src:/app/lib", "PYTHONUNBUFFERED=1",
+    "GIT_AUTHOR_NAME=Agent Smith", "GIT_AUTHOR_EMAIL=agent@example.com",
+    "TOKENIZERS_PARALLELISM=false", "MAX_TOKENS=4096", "AWS_REGION=eu-west-3",
+    "OPENAI_BASE_URL=https://api.openai.com/v1",
+    "NODE_OPTIONS=--max-old-space-size=4096 --enable-source-maps",
+    "JAVA_TOOL_OPTIONS=-Xmx2g -Dfile.encoding=UTF-8",
+    "MAKEFLAGS=-j4 --jobserver-auth=fifo:/tmp/GMfifo1",
+    "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus,guid=0123abcd",
+    "OTEL_RESOURCE_ATTRIBUTES=service.name=agent,deployment.environment=ci",
+    "REDIS_URL=redis://cache.internal:6379/0",
+    "GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345",
+    "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789",
+    "DATABASE_URL=postgres://app:hunter2@db.internal:5432/app",
+    "SESSION=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJl",
+    "DEPLOY_KEY=-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA"
+    "BG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACBvZXhhbXBsZQ"
+    "\n-----END OPENSSH PRIVATE KEY-----",
+  };
+  char buf[2048];
+  size_t i = 0;
+
+  for (; i < sizeof (base) / sizeof (*base) && i < n; i++)
+    str_list_append (env, base[i]);
+  /* LS_COLORS as dircolors writes it: ~1.5 kB of key=value pairs. */
+  strcpy (buf, "LS_COLORS=rs=0:di=01;34:ln=01;36:mh=00:pi=40;33:so=01;35");
+  while (strlen (buf) < 1500)
+    strcat (buf, ":*.tar=01;31:*.tgz=01;31:*.jpg=01;35:*.mp3=00;36");
+  str_list_append (env, buf);
+  for (i++; i < n; i++)
+    {
+      snprintf (buf, sizeof (buf),
+                "APP_SETTING_%03zu=value-%zu/some/path:with,commas;and=more",
+                i, i * 7919);
+      str_list_append (env, buf);
+    }
+}
+
+static double
+now_us (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
+}
+
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* Median time of env_scrub over copies of env. */
+static double
+median_scrub_us (const struct str_list *env)
+{
+  enum
+  {
+    RUNS = 41
+  };
+  double t[RUNS];
+
+  for (int r = 0; r < RUNS; r++)
+    {
+      struct str_list copy = { NULL, 0 };
+      struct change_list changes = { NULL, 0 };
+      double t0;
+
+      for (size_t i = 0; i < env->len; i++)
+        str_list_append (&copy, env->items[i]);
+      t0 = now_us ();
+      env_scrub (&copy, NULL, &policy, &changes);
+      t[r] = now_us () - t0;
+      change_list_release (&changes);
+      str_list_free (&copy);
+    }
+  qsort (t, RUNS, sizeof (*t), compare_double);
+  return t[RUNS / 2];
+}
+
+/* Figures, not assertions: scrubbing runs on every create and exec.  The
+ * 2000-variable and the hostile 64 KiB value show it stays linear. */
+static void
+test_timing (void)
+{
+  struct str_list env = { NULL, 0 }, big = { NULL, 0 }, hostile = { NULL, 0 };
+  const char *const units[] = { "a=", "://:@", "-----BEGIN ", "eyJ" };
+  size_t bytes = 0;
+  double us;
+  char *v;
+
+  make_big_env (&env, 200);
+  for (size_t i = 0; i < env.len; i++)
+    bytes += strlen (env.items[i]);
+  us = median_scrub_us (&env);
+  printf ("env_scrub: %zu variables (%zu bytes): %.1f us (%.0f ns a variable)\n",
+          env.len, bytes, us, us * 1e3 / (double) env.len);
+  make_big_env (&big, 2000);
+  printf ("env_scrub: %zu variables: %.1f us\n", big.len,
+          median_scrub_us (&big));
+  for (size_t u = 0; u < sizeof (units) / sizeof (*units); u++)
+    {
+      size_t len = strlen (units[u]), n = 65536 / len;
+      v = malloc (3 + n * len + 1);
+      CHECK (v != NULL);
+      strcpy (v, "XX=");
+      for (size_t i = 0; i < n; i++)
+        memcpy (v + 3 + i * len, units[u], len);
+      v[3 + n * len] = '\0';
+      str_list_append (&hostile, v);
+      free (v);
+      printf ("env_scrub: one 64 KiB value of \"%s\": %.1f us\n", units[u],
+              median_scrub_us (&hostile));
+      str_list_free (&hostile);
+    }
+  str_list_free (&big);
+  str_list_free (&env);
+}
+
 int
 main (void)
 {
@@ -302,6 +434,7 @@ main (void)
   RUN_TEST (test_policy_patterns);
   RUN_TEST (test_env_set);
   RUN_TEST (test_long_name);
+  RUN_TEST (test_timing);
   policy_release (&policy);
   return UNIT_EXIT ();
 }
