@@ -90,16 +90,16 @@ static const struct word trailing_tags[] = {
 };
 
 /* Last words of names that point at a secret or set how one is used:
- * POSTGRES_PASSWORD_FILE, SECRETS_DIR, WEBHOOK_PORT, PASSWORD_MIN_LENGTH,
- * SECRET_NAME. */
+ * POSTGRES_PASSWORD_FILE, SECRETS_DIR, DB_SECRET_ARN (AWS Secrets
+ * Manager's name of it), WEBHOOK_PORT, PASSWORD_MIN_LENGTH, SECRET_NAME. */
 static const struct word not_secret_last[] = {
-  W ("FILE"),    W ("FILES"),     W ("FILENAME"),  W ("PATH"),
-  W ("DIR"),     W ("DIRECTORY"), W ("PORT"),      W ("HOST"),
-  W ("TIMEOUT"), W ("TTL"),       W ("LENGTH"),    W ("MIN"),
-  W ("MAX"),     W ("EVENTS"),    W ("RETRIES"),   W ("MODE"),
-  W ("METHOD"),  W ("FORMAT"),    W ("ALGORITHM"), W ("TYPE"),
-  W ("VERSION"), W ("NAME"),      W ("POLICY"),    W ("PROVIDER"),
-  W ("BACKEND"), W ("ENABLED"),   W ("DISABLED"),
+  W ("FILE"),     W ("FILES"),     W ("FILENAME"), W ("PATH"),
+  W ("DIR"),      W ("DIRECTORY"), W ("ARN"),      W ("PORT"),
+  W ("HOST"),     W ("TIMEOUT"),   W ("TTL"),      W ("LENGTH"),
+  W ("MIN"),      W ("MAX"),       W ("EVENTS"),   W ("RETRIES"),
+  W ("MODE"),     W ("METHOD"),    W ("FORMAT"),   W ("ALGORITHM"),
+  W ("TYPE"),     W ("VERSION"),   W ("NAME"),     W ("POLICY"),
+  W ("PROVIDER"), W ("BACKEND"),   W ("ENABLED"),  W ("DISABLED"),
 };
 
 /* Words before TOKEN and KEY that make them something else: a model's
