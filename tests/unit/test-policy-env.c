@@ -104,23 +104,33 @@ test_secret_shaped_name (void)
   str_list_free (&env);
 }
 
-/* Checks that each name is judged a secret (want) or not. */
+static const char *
+name_reason (const char *name)
+{
+  return env_secret_name_reason (name, &policy);
+}
+
+/* Checks that judge calls each item a secret (want) or not. */
 static void
-check_names (const char *const *names, size_t n, bool want)
+check_judged (const char *(*judge) (const char *), const char *const *items,
+              size_t n, bool want)
 {
   for (size_t i = 0; i < n; i++)
     {
-      const char *why = env_secret_name_reason (names[i], &policy);
+      const char *why = judge (items[i]);
       if ((why != NULL) != want)
-        fprintf (stderr, "%s: %s%s\n",
-                 want ? "not a secret name?" : "false positive", names[i],
+        fprintf (stderr, "%s: %.80s %s\n",
+                 want ? "not judged a secret" : "false positive", items[i],
                  why ? why : "");
       CHECK ((why != NULL) == want);
     }
 }
 
 #define CHECK_NAMES(list, want)                                             \
-  check_names (list, sizeof (list) / sizeof (*list), want)
+  check_judged (name_reason, list, sizeof (list) / sizeof (*list), want)
+#define CHECK_VALUES(list, want)                                            \
+  check_judged (env_secret_value_reason, list,                              \
+                sizeof (list) / sizeof (*list), want)
 
 /* The hardest first: names one letter or one word away from a secret. */
 static void
@@ -247,24 +257,6 @@ test_secret_names (void)
   CHECK_NAMES (hits, true);
   CHECK_NAMES (misses, false);
 }
-
-/* Checks that each value is judged to hold a secret (want) or not. */
-static void
-check_values (const char *const *values, size_t n, bool want)
-{
-  for (size_t i = 0; i < n; i++)
-    {
-      const char *why = env_secret_value_reason (values[i]);
-      if ((why != NULL) != want)
-        fprintf (stderr, "%s: %.80s %s\n",
-                 want ? "not a secret value?" : "false positive value",
-                 values[i], why ? why : "");
-      CHECK ((why != NULL) == want);
-    }
-}
-
-#define CHECK_VALUES(list, want)                                            \
-  check_values (list, sizeof (list) / sizeof (*list), want)
 
 /* Values that look like fields, URLs, headers or tokens and are not
  * secrets: the shell's and tools' own variables first. */
