@@ -456,8 +456,9 @@ bool
 env_is_switch_value (const char *value, size_t len)
 {
   static const struct word switches[]
-      = { W ("true"), W ("false"), W ("yes"), W ("no"),      W ("on"),
-          W ("off"),  W ("0"),     W ("1"),   W ("enabled"), W ("disabled") };
+      = { W ("true"),    W ("false"),    W ("yes"),  W ("no"),
+          W ("on"),      W ("off"),      W ("0"),    W ("1"),
+          W ("enabled"), W ("disabled"), W ("none"), W ("null") };
 
   for (size_t i = 0; i < N_ELEMENTS (switches); i++)
     if (switches[i].len == len && strncasecmp (value, switches[i].s, len) == 0)

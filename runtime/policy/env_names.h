@@ -25,8 +25,9 @@ extern const char env_name_unjudged[];
 const char *env_name_reason (const char *name, size_t len,
                              enum env_name_kind kind);
 
-/* Whether a value is a switch (true, false, yes, no, on, off, 0, 1,
- * enabled, disabled, any case): it holds no secret whatever its name. */
+/* Whether a value is a switch or says there is nothing (true, false, yes,
+ * no, on, off, 0, 1, enabled, disabled, none, null, any case): it holds no
+ * secret whatever its name. */
 bool env_is_switch_value (const char *value, size_t len);
 
 #endif

@@ -433,7 +433,7 @@ is_secret_field (const char *v, size_t i)
     val++;
   if (*val == '"' || *val == '\'')
     val++;
-  for (n = 0; n < 16 && val[n] && !strchr ("\"'&;,= \t\r\n", val[n]); n++)
+  for (n = 0; n < 16 && val[n] && !strchr ("\"'&;,=)]} \t\r\n", val[n]); n++)
     ;
   if (n == 0 || strchr ("$/<*", val[0]) || starts (val, "~/")
       || starts (val, "./") || env_is_switch_value (val, n))

@@ -288,7 +288,7 @@ test_value_lookalikes (void)
     "--password-file=/run/secrets/pw", "password_min_length=12",
     "key=value", "api_key_header=X-Api-Key", "secret=true",
     "webhook_enabled=false", "use_password=no", "PWD=/home/agent",
-    "token: 0", "{\"password\": \"\"}", "{\"secret_name\": \"db\"}",
+    "token: 0", "{\"password\": \"\"}", "{\"token\": null}", "--auth=none", "{\"secret_name\": \"db\"}",
     "abcdefghKey==", "dGVzdEtleQ==;",
     /* user@ without a password, image digests, action and module refs */
     "https://user@host/repo.git", "https://user:@host/repo.git",
@@ -512,7 +512,7 @@ test_switch_values (void)
   const char *const entries[] = {
     "MYSQL_ALLOW_EMPTY_PASSWORD=yes", "MYSQL_RANDOM_ROOT_PASSWORD=1",
     "ALLOW_EMPTY_PASSWORD=Yes", "ENABLE_WEBHOOK=true", "SECRETS_ENABLED=FALSE",
-    "USE_BEARER=off", "DB_PASSWORD=0",
+    "USE_BEARER=off", "DB_PASSWORD=0", "API_TOKEN=None",
     "DB_PASSWORD=yes-really", "GITHUB_TOKEN=", "API_KEY= true",
     "ACME_DEBUG=1", "TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345",
     NULL,
@@ -531,8 +531,8 @@ test_switch_values (void)
   policy_init_defaults (&p);
   str_list_append (&p.extra_secret_env, "ACME_*");
   env_scrub (&env, NULL, &p, &changes);
-  CHECK (env.len == 7);
-  for (size_t i = 0; i < 7; i++)
+  CHECK (env.len == 8);
+  for (size_t i = 0; i < 8; i++)
     CHECK (has_entry (&env, entries[i]));
   CHECK (changes.len == 6);
   policy_release (&p);
