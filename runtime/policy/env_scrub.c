@@ -1,6 +1,6 @@
-/* Environment scrubbing: secret-looking variable names (by words of the
- * name, so that TOKENIZERS_PARALLELISM is not *_TOKEN) and values (known
- * token formats), and the scrubbing of a process environment (see
+/* Environment scrubbing: which entries of a process environment are
+ * secrets (by name, env_names.h; by value, env_values.h; by the admin's
+ * patterns), their removal, and the setting of variables (see
  * env_scrub.h). */
 #include "config.h"
 
@@ -8,304 +8,50 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "env_names.h"
 #include "env_scrub.h"
 
-#define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
-#define MAX_WORDS 32
-
-/* Variables that are credentials whatever their words say. */
-static const char *const secret_names[] = {
-  "SSH_AUTH_SOCK",
-  "KUBECONFIG",
-  "DOCKER_AUTH_CONFIG",
-  "GOOGLE_APPLICATION_CREDENTIALS",
-  "AWS_ACCESS_KEY_ID",
-  "AWS_SECRET_ACCESS_KEY",
-  "AWS_SESSION_TOKEN",
-  "AWS_SECURITY_TOKEN",
-  "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-  "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-  "AWS_CONTAINER_AUTHORIZATION_TOKEN",
-  "GITHUB_TOKEN",
-  "GH_TOKEN",
-  "NPM_TOKEN",
-  "OPENAI_API_KEY",
-  "ANTHROPIC_API_KEY",
-  "VAULT_TOKEN",
-};
-
-/* The upper-cased name split at every byte that is not a letter or digit. */
-struct words
-{
-  char buf[256];
-  const char *w[MAX_WORDS];
-  size_t n;
-};
-
-static bool
-split_words (const char *name, struct words *ws)
-{
-  size_t len = strlen (name);
-  char *p;
-
-  if (len >= sizeof (ws->buf))
-    return false;
-  ws->n = 0;
-  for (size_t i = 0; i <= len; i++)
-    ws->buf[i] = (char) toupper ((unsigned char) name[i]);
-  for (p = ws->buf; *p;)
-    {
-      if (!isalnum ((unsigned char) *p))
-        {
-          *p++ = '\0';
-          continue;
-        }
-      if (ws->n == MAX_WORDS)
-        return false;
-      ws->w[ws->n++] = p;
-      while (isalnum ((unsigned char) *p))
-        p++;
-    }
-  return true;
-}
-
-static bool
-word_is (const struct words *ws, size_t i, const char *word)
-{
-  return i < ws->n && strcmp (ws->w[i], word) == 0;
-}
-
-static bool
-has_pair (const struct words *ws, const char *a, const char *b)
-{
-  for (size_t i = 0; i + 1 < ws->n; i++)
-    if (word_is (ws, i, a) && word_is (ws, i + 1, b))
-      return true;
-  return false;
-}
-
-static bool
-has_word (const struct words *ws, const char *word)
-{
-  for (size_t i = 0; i < ws->n; i++)
-    if (word_is (ws, i, word))
-      return true;
-  return false;
-}
-
-static bool
-has_substring (const struct words *ws, const char *s)
-{
-  for (size_t i = 0; i < ws->n; i++)
-    if (strstr (ws->w[i], s))
-      return true;
-  return false;
-}
-
-/* The word rules.  A name whose last word is FILE, PATH or DIR names where
- * a secret is (POSTGRES_PASSWORD_FILE), not the secret. */
 static const char *
-word_rules (const struct words *ws)
+policy_reason (const char *name, const struct agent_policy *policy)
 {
-  size_t last = ws->n - 1;
-
-  if (word_is (ws, last, "FILE") || word_is (ws, last, "PATH")
-      || word_is (ws, last, "DIR"))
-    return NULL;
-  if (word_is (ws, last, "TOKEN"))
-    return "name matches *_TOKEN";
-  if (has_word (ws, "SECRET") || has_word (ws, "SECRETS")
-      || has_substring (ws, "SECRETKEY"))
-    return "name matches *_SECRET*";
-  if (has_substring (ws, "PASSWORD") || has_substring (ws, "PASSWD")
-      || has_substring (ws, "PASSPHRASE"))
-    return "name matches *PASSWORD*";
-  if ((last > 0 && word_is (ws, last - 1, "API") && word_is (ws, last, "KEY"))
-      || word_is (ws, last, "APIKEY"))
-    return "name matches *_API_KEY";
-  if (has_pair (ws, "ACCESS", "KEY") || has_word (ws, "ACCESSKEY"))
-    return "name matches *_ACCESS_KEY*";
-  if (has_pair (ws, "PRIVATE", "KEY"))
-    return "name matches *_PRIVATE_KEY*";
-  if (word_is (ws, last, "CREDENTIALS") || word_is (ws, last, "CREDENTIAL"))
-    return "name matches *_CREDENTIALS";
+  if (policy)
+    for (size_t i = 0; i < policy->extra_secret_env.len; i++)
+      if (fnmatch (policy->extra_secret_env.items[i], name, FNM_CASEFOLD) == 0)
+        return "name matches a policy pattern (env.extraSecretPatterns)";
   return NULL;
 }
 
 const char *
 env_secret_name_reason (const char *name, const struct agent_policy *policy)
 {
-  struct words ws;
-
-  for (size_t i = 0; i < N_ELEMENTS (secret_names); i++)
-    if (strcasecmp (name, secret_names[i]) == 0)
-      return "known credential variable";
-  if (policy)
-    for (size_t i = 0; i < policy->extra_secret_env.len; i++)
-      if (fnmatch (policy->extra_secret_env.items[i], name, FNM_CASEFOLD) == 0)
-        return "name matches a policy pattern (env.extraSecretPatterns)";
-  if (!split_words (name, &ws))
-    return "name too long or too many words to judge";
-  if (ws.n == 0)
-    return NULL;
-  return word_rules (&ws);
+  const char *why = env_name_reason (name, strlen (name), ENV_NAME_VARIABLE);
+  return why ? why : policy_reason (name, policy);
 }
 
-/* Value shapes.  Each is looked for at every position that starts a token
- * (the byte before is not [A-Za-z0-9_-]). */
-
-static bool
-is_token_byte (unsigned char c)
-{
-  return isalnum (c) || c == '_' || c == '-';
-}
-
-/* Number of bytes at s in the class: alnum plus the given extra bytes. */
-static size_t
-span (const char *s, const char *extra)
-{
-  size_t n = 0;
-  while (s[n] && (isalnum ((unsigned char) s[n]) || strchr (extra, s[n])))
-    n++;
-  return n;
-}
-
-static bool
-starts (const char *s, const char *prefix)
-{
-  return strncmp (s, prefix, strlen (prefix)) == 0;
-}
-
-/* "-----BEGIN [WORDS ]PRIVATE KEY[ BLOCK]-----" */
-static bool
-is_pem_private_key (const char *s)
-{
-  const char *end;
-
-  if (!starts (s, "-----BEGIN "))
-    return false;
-  s += strlen ("-----BEGIN ");
-  end = strstr (s, "-----");
-  if (end == NULL || end - s > 64)
-    return false;
-  for (const char *p = s; p < end; p++)
-    if (!isupper ((unsigned char) *p) && !isdigit ((unsigned char) *p)
-        && *p != ' ')
-      return false;
-  return memmem (s, (size_t) (end - s), "PRIVATE KEY", 11) != NULL;
-}
-
-static bool
-is_aws_key_id (const char *s)
-{
-  size_t n = 0;
-  if (!starts (s, "AKIA") && !starts (s, "ASIA"))
-    return false;
-  for (s += 4; isupper ((unsigned char) s[n]) || isdigit ((unsigned char) s[n]);)
-    n++;
-  return n == 16 && !isalnum ((unsigned char) s[n]);
-}
-
-static bool
-is_jwt (const char *s)
-{
-  size_t a, b;
-  if (!starts (s, "eyJ"))
-    return false;
-  a = span (s, "_-");
-  if (a < 10 || s[a] != '.' || !starts (s + a + 1, "eyJ"))
-    return false;
-  b = span (s + a + 1, "_-");
-  return b >= 10 && s[a + 1 + b] == '.';
-}
-
-struct prefix_shape
-{
-  const char *prefix;
-  const char *extra; /* bytes allowed in the body besides alnum */
-  size_t min_body;
-  const char *what;
-};
-
-static const struct prefix_shape prefix_shapes[] = {
-  { "ghp_", "", 30, "value looks like a GitHub token" },
-  { "gho_", "", 30, "value looks like a GitHub token" },
-  { "ghu_", "", 30, "value looks like a GitHub token" },
-  { "ghs_", "", 30, "value looks like a GitHub token" },
-  { "ghr_", "", 30, "value looks like a GitHub token" },
-  { "github_pat_", "_", 22, "value looks like a GitHub token" },
-  { "sk-", "_-", 20, "value looks like an OpenAI or Anthropic API key" },
-  { "xoxa-", "-", 10, "value looks like a Slack token" },
-  { "xoxb-", "-", 10, "value looks like a Slack token" },
-  { "xoxp-", "-", 10, "value looks like a Slack token" },
-  { "xoxr-", "-", 10, "value looks like a Slack token" },
-  { "xoxs-", "-", 10, "value looks like a Slack token" },
-  { "glpat-", "_-", 20, "value looks like a GitLab token" },
-  { "npm_", "", 36, "value looks like an npm token" },
-  { "hf_", "", 30, "value looks like a Hugging Face token" },
-  { "AIza", "_-", 35, "value looks like a Google API key" },
-};
-
+/* Why an entry (name and value, or a whole entry without '=' as name and
+ * NULL) is a secret, or NULL.  A switch value (true, 0, yes...) holds no
+ * secret, whatever the built-in rules say of its name
+ * (MYSQL_ALLOW_EMPTY_PASSWORD=yes); the admin's patterns and a name that
+ * cannot be judged still count. */
 static const char *
-shape_at (const char *s)
+entry_reason (const char *name, const char *value,
+              const struct agent_policy *policy)
 {
-  if (is_aws_key_id (s))
-    return "value looks like an AWS access key id";
-  if (is_jwt (s))
-    return "value looks like a JWT";
-  for (size_t i = 0; i < N_ELEMENTS (prefix_shapes); i++)
-    {
-      const struct prefix_shape *ps = &prefix_shapes[i];
-      if (starts (s, ps->prefix)
-          && span (s + strlen (ps->prefix), ps->extra) >= ps->min_body)
-        return ps->what;
-    }
-  return NULL;
-}
+  const char *why = env_name_reason (name, strlen (name), ENV_NAME_VARIABLE);
 
-/* scheme://user:password@host: a password in the authority part. */
-static bool
-has_url_password (const char *v)
-{
-  for (const char *p = strstr (v, "://"); p; p = strstr (p + 1, "://"))
-    {
-      const char *auth = p + 3;
-      size_t len = strcspn (auth, "/?# \t\n");
-      const char *at = memrchr (auth, '@', len);
-      const char *colon;
-
-      if (at == NULL)
-        continue;
-      colon = memchr (auth, ':', (size_t) (at - auth));
-      if (colon && colon + 1 < at)
-        return true;
-    }
-  return false;
-}
-
-const char *
-env_secret_value_reason (const char *value)
-{
-  for (const char *p = strstr (value, "-----BEGIN "); p;
-       p = strstr (p + 1, "-----BEGIN "))
-    if (is_pem_private_key (p))
-      return "value holds a PEM private key";
-  for (size_t i = 0; value[i]; i++)
-    {
-      const char *why;
-      if (i > 0 && is_token_byte ((unsigned char) value[i - 1]))
-        continue;
-      why = shape_at (value + i);
-      if (why)
-        return why;
-    }
-  if (has_url_password (value))
-    return "value is a URL with a password";
-  return NULL;
+  if (why && why != env_name_unjudged && value
+      && env_is_switch_value (value, strlen (value)))
+    why = NULL;
+  if (why == NULL)
+    why = policy_reason (name, policy);
+  if (why == NULL)
+    why = env_secret_value_reason (value ? value : name);
+  if (why == NULL && value)
+    why = env_secret_value_reason (name); /* a token as the name */
+  return why;
 }
 
 /* A name fit to be shown: a plausible variable name that is not itself
@@ -345,12 +91,9 @@ env_scrub (struct str_list *env, const struct str_list *keep,
       const char *eq = strchr (entry, '=');
       cleanup_free char *name = eq ? xstrndup (entry, (size_t) (eq - entry))
                                    : NULL;
-      const char *why = env_secret_name_reason (name ? name : entry, policy);
+      const char *why
+          = entry_reason (name ? name : entry, eq ? eq + 1 : NULL, policy);
 
-      if (why == NULL)
-        why = env_secret_value_reason (eq ? eq + 1 : entry);
-      if (why == NULL && name)
-        why = env_secret_value_reason (name); /* a token as the name */
       if (why == NULL)
         env->items[out++] = entry;
       else if (name && keep && str_list_contains (keep, name))

@@ -1,8 +1,9 @@
-/* Environment scrubbing: recognising secret-looking variables by name or by
- * value, and removing them from a process's environment.  Rules match
- * whole known shapes (name words, token formats), so that GIT_AUTHOR_NAME,
- * TOKENIZERS_PARALLELISM or AWS_REGION are kept.  Used by the hardening
- * step and, with the same keep list, for exec'd processes.  Pure code. */
+/* Environment scrubbing: recognising secret-looking variables by name
+ * (env_names.h) or by value (env_values.h), and removing them from a
+ * process's environment.  Rules match whole known shapes (name words,
+ * token formats), so that GIT_AUTHOR_NAME, TOKENIZERS_PARALLELISM, PWD or
+ * AWS_REGION are kept.  Used by the hardening step and, with the same keep
+ * list, for exec'd processes.  Pure code. */
 #ifndef AGENTRT_POLICY_ENV_SCRUB_H
 #define AGENTRT_POLICY_ENV_SCRUB_H
 
@@ -10,16 +11,15 @@
 
 #include "oci/config.h"
 #include "changes.h"
+#include "env_values.h"
 #include "policy.h"
 
 /* Why a variable name looks like a secret ("name matches *_TOKEN"), or NULL.
- * Case-insensitive; extra patterns come from the policy (may be NULL). */
+ * Case-insensitive; extra patterns come from the policy (may be NULL).
+ * env_scrub also keeps a variable whose value is a switch (true, 0...)
+ * when only the built-in name rules call it a secret. */
 const char *env_secret_name_reason (const char *name,
                                     const struct agent_policy *policy);
-
-/* Why a value looks like a secret ("value looks like a GitHub token"), or
- * NULL.  The value itself is never part of the answer. */
-const char *env_secret_value_reason (const char *value);
 
 /* Removes secret-looking entries ("NAME=value"; entries without '=' are
  * judged as a whole) from env, except those whose NAME is in keep (may be

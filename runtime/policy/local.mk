@@ -11,7 +11,9 @@ libpolicy_a_SOURCES = \
 	runtime/policy/changes.c runtime/policy/changes.h \
 	runtime/policy/device_allow.c runtime/policy/device_allow.h \
 	runtime/policy/egress_policy.c runtime/policy/egress_policy.h \
+	runtime/policy/env_names.c runtime/policy/env_names.h \
 	runtime/policy/env_scrub.c runtime/policy/env_scrub.h \
+	runtime/policy/env_values.c runtime/policy/env_values.h \
 	runtime/policy/fs_mounts.c runtime/policy/fs_mounts.h \
 	runtime/policy/harden.c runtime/policy/harden.h \
 	runtime/policy/kernel_surface.c runtime/policy/kernel_surface.h \

@@ -132,30 +132,58 @@ secrets_read ()
     "SETTINGS=mode=fast;key=ghp_${CANARY}abcdefghijklmnopqrstu" \
     "DATABASE_URL=postgres://app:${CANARY}@db.test/app" \
     "NPM_TOKEN=" \
+    "DB_PASS=${CANARY}" "MYSQL_PWD=${CANARY}" "STRIPE_KEY=${CANARY}" \
+    "AZURE_STORAGE_CONNECTION_STRING=AccountName=a;AccountKey=${CANARY}==" \
+    "SLACK_WEBHOOK_URL=https://hooks.slack.com/services/T0/B0/${CANARY}" \
+    "SENTRY_DSN=https://${CANARY}@o1.ingest.sentry.io/1" \
+    "APP_CONFIG=Server=db;Database=app;Password=${CANARY};" \
+    "BLOB_URL=https://a.blob.core.windows.net/c?sv=2022-11-02&sig=${CANARY}" \
+    "BILLING=sk_live_${CANARY}" "LOGIN_NOTE=hvs.${CANARY}abcdef" \
+    "EXTRA_HEADER=Authorization: Bearer ${CANARY}" \
     "AWS_REGION=eu-west-3" "GIT_AUTHOR_NAME=Agent Smith" \
-    "TOKENIZERS_PARALLELISM=false" "MAX_TOKENS=4096" "SECRETARY=Ms Moneypenny"
+    "TOKENIZERS_PARALLELISM=false" "MAX_TOKENS=4096" "SECRETARY=Ms Moneypenny" \
+    "OLDPWD=/tmp" "KEYBOARD_LAYOUT=us" "SSH_KEY_PATH=/keys/id_ed25519" \
+    "GPG_KEY_ID=0x0123456789ABCDEF" "DATABASE_HOST=db.test" "NODE_ENV=production" \
+    "CI=true" "WEBHOOK_PORT=8080" "MYSQL_ALLOW_EMPTY_PASSWORD=yes" \
+    "PYTHONPATH=/app/secrets:/app" "MAKEFLAGS=-j2 --jobserver-auth=3,4"
   # env, and a variable read the way a program would
   local script='env; printf "region=%s\n" "$AWS_REGION"'
+  local kept=("AWS_REGION=eu-west-3" "GIT_AUTHOR_NAME=Agent Smith" "TOKENIZERS_PARALLELISM=false"
+    "MAX_TOKENS=4096" "SECRETARY=Ms Moneypenny" "KEYBOARD_LAYOUT=us"
+    "SSH_KEY_PATH=/keys/id_ed25519" "GPG_KEY_ID=0x0123456789ABCDEF" "DATABASE_HOST=db.test"
+    "NODE_ENV=production" "CI=true" "WEBHOOK_PORT=8080" "MYSQL_ALLOW_EMPTY_PASSWORD=yes"
+    "PYTHONPATH=/app/secrets:/app" "MAKEFLAGS=-j2 --jobserver-auth=3,4")
 
   run_ct sh -c "$script"
   check_status 0
   [[ $output != *"$CANARY"* ]] || fail "a secret is still in the environment:"$'\n'"$output"
-  for v in "AWS_REGION=eu-west-3" "GIT_AUTHOR_NAME=Agent Smith" "TOKENIZERS_PARALLELISM=false" \
-    "MAX_TOKENS=4096" "SECRETARY=Ms Moneypenny" "region=eu-west-3"; do
+  for v in "${kept[@]}" "region=eu-west-3"; do
     has_line "$v"
   done
   local removed
   removed=$(audit_events create | jq -r '.changes[] | select(.kind == "env-removed") | .what')
   for n in AWS_SECRET_ACCESS_KEY AWS_ACCESS_KEY_ID GITHUB_TOKEN github_token Db_Password \
-    DEPLOY_MATERIAL SESSION_BLOB SETTINGS DATABASE_URL NPM_TOKEN; do
+    DEPLOY_MATERIAL SESSION_BLOB SETTINGS DATABASE_URL NPM_TOKEN DB_PASS MYSQL_PWD STRIPE_KEY \
+    AZURE_STORAGE_CONNECTION_STRING SLACK_WEBHOOK_URL SENTRY_DSN APP_CONFIG BLOB_URL BILLING \
+    LOGIN_NOTE EXTRA_HEADER; do
     [[ $output != *"$n="* ]] || fail "$n is still set"
     grep -q "^$n\b" <<<"$removed" || fail "the audit trail does not name $n: $removed"
+  done
+  # the shell's directories and the look-alikes were not removed (sh sets
+  # PWD itself, so the audit trail is what tells)
+  for v in "${kept[@]}" PWD= OLDPWD=; do
+    ! grep -qx "${v%%=*}" <<<"$removed" || fail "${v%%=*} was removed: $removed"
   done
   no_canary_in "$AUDIT_DIR"
 
   control_run sh -c "$script"
   [[ $output == *"AWS_SECRET_ACCESS_KEY=wJalr/$CANARY"* && $output == *"SESSION_BLOB=$jwt"* ]] \
     || fail "under $CONTROL_RUNTIME the secrets should be there:"$'\n'"$output"
+  for v in "DB_PASS=${CANARY}" "MYSQL_PWD=${CANARY}" "APP_CONFIG=Server=db;Database=app;Password=${CANARY};" \
+    "SLACK_WEBHOOK_URL=https://hooks.slack.com/services/T0/B0/${CANARY}" "BILLING=sk_live_${CANARY}" \
+    "${kept[@]}"; do
+    has_line "$v"
+  done
 }
 
 @test "hardening: exec'd processes get the same scrubbing" {
