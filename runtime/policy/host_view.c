@@ -279,9 +279,12 @@ system_list_dir (void *ctx, const char *dir, struct host_dirent **entries,
                           dir);
   fd = openat2_resolve (s->fd, rest, O_RDONLY | O_DIRECTORY,
                         RESOLVE_BENEATH | NO_SYMLINKS);
-  if (fd == -ELOOP)
-    return agentrt_error (err, ELOOP, "`%s` is a symlink now: it changed "
-                          "while it was being checked", dir);
+  /* listed as a directory a moment ago: it changed meanwhile, and what it
+   * holds now cannot be judged (fail closed; another container renaming
+   * things in a shared volume makes the create fail, not pass) */
+  if (fd == -ELOOP || fd == -ENOENT || fd == -ENOTDIR)
+    return agentrt_error (err, -fd, "`%s` changed while it was being "
+                          "checked", dir);
   if (fd < 0)
     return agentrt_error (err, -fd, "open directory `%s`", dir);
   d = fdopendir (fd);

@@ -95,6 +95,13 @@ logged ()
   has_line $'Seccomp:\t2'
 }
 
+@test "docker run --privileged --runtime agentrt starts, hardened: no writable kernel setting, no host device" {
+  run dk run --privileged --runtime agentrt --name priv "$IMAGE" sh -c "$PRIVILEGED_CHECKS"
+  check_status 0
+  assert_privileged_hardened "$(dk inspect --format '{{.Id}}' priv)"
+  dk rm priv
+}
+
 # script(1) starts $SHELL -c: pinned, so that CI (dash) and a bash login
 # here run the client alike (see tty_run in podman.bats)
 @test "docker run -it: a terminal through the shim" {

@@ -443,3 +443,29 @@ clients_teardown ()
   done
   rm -rf --one-file-system "$T"
 }
+
+# The checks a --privileged container runs: kernel settings, its own
+# cgroup limits and the host's devices out of reach, one line each.
+# shellcheck disable=SC2016 # expanded in the container
+PRIVILEGED_CHECKS='for f in /proc/sys/kernel/core_pattern /sys/kernel/mm/transparent_hugepage/enabled \
+  /sys/fs/cgroup/pids.max /sys/fs/cgroup/pids/pids.max; do
+  [ -e "$f" ] || continue
+  if (: >>"$f") 2>/dev/null; then echo "writable $f"; else echo "read-only $f"; fi
+done
+for d in /dev/*; do [ -b "$d" ] && echo "block device $d"; done
+grep -E "^(NoNewPrivs|Seccomp):" /proc/self/status'
+
+# assert_privileged_hardened ID: after a run of PRIVILEGED_CHECKS in a
+# --privileged container: nothing was writable, no block device, and the
+# audit trail shows the kernel mounts made read-only.
+assert_privileged_hardened ()
+{
+  [[ $output == *read-only* ]] || fail "no check ran: $output"
+  [[ $output != *writable* && $output != *"block device"* ]] || fail "$output"
+  has_line $'NoNewPrivs:\t1'
+  assert_hardened "$1"
+  jq -se 'map(select(.event == "create"))[0].changes
+      | any(.kind == "mount-options" and (.what | startswith("/sys (sysfs)")))' \
+    "$AUDIT_DIR/$1.jsonl" >/dev/null \
+    || fail "no read-only /sys recorded: $(head -c 600 "$AUDIT_DIR/$1.jsonl")"
+}

@@ -132,6 +132,13 @@ host_cgroup ()
   [[ -z $(find /sys/fs/cgroup -maxdepth 4 -name "*$id*") ]]
 }
 
+@test "podman run --privileged starts, hardened: no writable kernel setting, no host device" {
+  run pm_run --privileged --cidfile "$T/cid.priv" "$IMAGE" sh -c "$PRIVILEGED_CHECKS"
+  check_status 0
+  assert_privileged_hardened "$(<"$T/cid.priv")"
+  pm rm "$(<"$T/cid.priv")"
+}
+
 @test "podman run -d, exec, stop, rm" {
   pm_run -d --name worker "$IMAGE" \
     sh -c 'trap "echo got-term; exit 3" TERM; echo ready; while sleep 0.2; do :; done'

@@ -271,3 +271,119 @@ secrets_read ()
   check_status 0
   [[ $output == *'"event":"create"'* && $output != *"$CANARY"* ]] || fail "$output"
 }
+
+@test "hardening: homes deeper down a mounted directory are covered (a /srv of homes)" {
+  requires_control
+  fake_home "$BATS_TEST_TMPDIR/srv/homes/team/alice"
+  fake_home "$BATS_TEST_TMPDIR/srv/bob"
+  add_bind "$BATS_TEST_TMPDIR/srv" /srv rbind ro
+  local script
+  script="$(home_checks /srv/homes/team/alice)"$'\n'"$(home_checks /srv/bob)"
+
+  run_ct sh -c "$script"
+  secrets_hidden /srv/homes/team/alice
+  secrets_hidden /srv/bob
+
+  control_run sh -c "$script"
+  secrets_read /srv/homes/team/alice
+  secrets_read /srv/bob
+}
+
+@test "hardening: a credential directory that is a symlink is masked where it leads" {
+  requires_control
+  local h=$BATS_TEST_TMPDIR/home
+  mkdir -p "$h/dotfiles/ssh"
+  printf -- '-----BEGIN OPENSSH PRIVATE KEY-----%s\n' "$CANARY" >"$h/dotfiles/ssh/id_rsa"
+  ln -s "$h/dotfiles/ssh" "$h/.ssh"   # absolute: the host's path
+  printf 'notes\n' >"$h/notes.txt"
+  add_bind "$h" /work rbind ro
+  local script='printf "key: "; attack read /work/dotfiles/ssh/id_rsa; printf "notes: "; attack read /work/notes.txt'
+
+  run_ct sh -c "$script"
+  grep -q '^key: ATTACK-BLOCKED' <<<"$output" || fail "$output"
+  has_line "notes: ATTACK-OK read: notes"
+  audit_events create | jq -e '[.changes[] | select(.kind == "path-masked") | .what] | index("/work/dotfiles/ssh")' >/dev/null \
+    || fail "not masked: $(audit_events create)"
+
+  control_run sh -c "$script"
+  grep -q "^key: ATTACK-OK read: .*$CANARY" <<<"$output" || fail "under $CONTROL_RUNTIME: $output"
+}
+
+# Where agents and developer tools keep credentials, relative to a home.
+TOOL_SECRETS=(.claude/.credentials.json .claude.json .codex/auth.json .gemini/oauth_creds.json
+  .config/github-copilot/hosts.json .config/gh/hosts.yml .git-credentials .config/git/credentials
+  .npmrc .yarnrc.yml .pypirc .config/pip/pip.conf .cargo/credentials.toml .gem/credentials
+  .m2/settings.xml .gradle/gradle.properties .docker/config.json .config/containers/auth.json
+  .config/helm/registry/config.json .terraform.d/credentials.tfrc.json .vault-token
+  .azure/accessTokens.json .config/gcloud/credentials.db .oci/config .s3cfg .boto
+  .config/rclone/rclone.conf .pgpass .my.cnf .bash_history .zsh_history .python_history
+  .cache/huggingface/token)
+
+@test "hardening: the credential stores of AI agents and developer tools are masked" {
+  requires_control
+  local h=$BATS_TEST_TMPDIR/home p
+  for p in "${TOOL_SECRETS[@]}"; do
+    mkdir -p "$(dirname "$h/$p")"
+    printf 'secret %s\n' "$CANARY" >"$h/$p"
+  done
+  printf 'notes\n' >"$h/notes.txt"
+  add_bind "$h" /home/dev rbind ro
+  local script
+  script=$(read_all_script /home/dev "${TOOL_SECRETS[@]}")
+
+  run_ct sh -c "$script"
+  for p in "${TOOL_SECRETS[@]}"; do
+    grep -F "/home/dev/$p: " <<<"$output" | grep -q ATTACK-BLOCKED || fail "/home/dev/$p: $output"
+  done
+  [[ $output != *"$CANARY"* ]] || fail "canary in the output"
+
+  control_run sh -c "$script"
+  [[ $(grep -c "ATTACK-OK read: secret $CANARY" <<<"$output") -eq ${#TOOL_SECRETS[@]} ]] \
+    || fail "under $CONTROL_RUNTIME: $output"
+}
+
+@test "hardening: a mounted /etc keeps its secrets (shadow, ssh host keys) masked" {
+  requires_control
+  add_bind /etc /hostetc rbind ro
+  local script='printf "shadow: "; attack read /hostetc/shadow; printf "hostname: "; attack read /hostetc/hostname'
+
+  run_ct sh -c "$script"
+  grep -q '^shadow: ATTACK-BLOCKED' <<<"$output" || fail "$output"
+  grep -q '^hostname: ATTACK-OK' <<<"$output" || fail "$output"
+
+  control_run sh -c "$script"
+  grep -q '^shadow: ATTACK-OK' <<<"$output" || fail "under $CONTROL_RUNTIME: $output"
+}
+
+@test "hardening: a unix socket at any depth of a mounted directory cannot be reached" {
+  requires_control
+  local d=$BATS_TEST_TMPDIR/project
+  mkdir -p "$d/run/a/b"
+  serve_unix_socket "$d/run/a/b/dev.sock"
+  printf 'x\n' >"$d/file"
+  add_bind "$d" /project rbind ro
+  local script='attack unix /project/run/a/b/dev.sock'
+
+  run_ct sh -c "$script"
+  attack_blocked
+  audit_events create | jq -e '[.changes[] | select(.kind == "path-masked") | .what] | index("/project/run/a/b/dev.sock")' >/dev/null \
+    || fail "not masked: $(audit_events create)"
+
+  control_run sh -c "$script"
+  [[ $output == *"ATTACK-OK connected: docker-api $CANARY"* ]] || fail "under $CONTROL_RUNTIME: $output"
+}
+
+@test "hardening: the audit directory is never reachable from inside" {
+  requires_control
+  # a mount of the directory that holds the audit directory
+  mkdir -p "$AUDIT_DIR"
+  printf 'earlier trail %s\n' "$CANARY" >"$AUDIT_DIR/earlier.jsonl"
+  add_bind "$BATS_TEST_TMPDIR" /t rbind ro
+  local script='printf "trail: "; attack read /t/audit/earlier.jsonl'
+
+  run_ct sh -c "$script"
+  grep -q '^trail: ATTACK-BLOCKED' <<<"$output" || fail "$output"
+
+  control_run sh -c "$script"
+  grep -q "^trail: ATTACK-OK read: earlier trail $CANARY" <<<"$output" || fail "under $CONTROL_RUNTIME: $output"
+}

@@ -132,3 +132,27 @@ create_refused ()
     || fail "the image changed after delete"
   no_leftovers "$CT_ID"
 }
+
+@test "hardening: exec gets exactly what create decided, even after the policy file changed" {
+  update_config '.process.args = ["sleep", "inf"]'
+  start_ct
+  [[ -s $ROOT/$CT_ID/hardening.json ]] || fail "no hardening record"
+  # the admin policy changes: more secret patterns, more capabilities, no
+  # agent seccomp profile
+  hardening_policy '.env.extraSecretPatterns = ["FOO_*"]
+    | .capabilities.safe = ["CAP_CHOWN", "CAP_NET_RAW", "CAP_SYS_ADMIN"]
+    | .seccomp.profile = null'
+  rt exec --env FOO_SETTING=kept "$CT_ID" sh -c 'echo "foo=$FOO_SETTING"; grep CapEff /proc/self/status; attack userns'
+  check_status 1
+  has_line "foo=kept"
+  # CAP_SYS_ADMIN (bit 21) and CAP_NET_RAW (13) are not granted
+  local eff
+  eff=$(awk '/CapEff/ { print $2 }' <<<"$output")
+  (((0x$eff >> 21) & 1)) && fail "CAP_SYS_ADMIN granted: $output"
+  (((0x$eff >> 13) & 1)) && fail "CAP_NET_RAW granted: $output"
+  attack_blocked
+  # a damaged record refuses the exec, naming it
+  printf '{"version":1}' >"$ROOT/$CT_ID/hardening.json"
+  rt exec "$CT_ID" true
+  [[ $status -ne 0 && $output == *hardening.json* ]] || fail "exec with a damaged record: $output"
+}

@@ -127,3 +127,55 @@ run_case ()
   echo "# ${#CASES[@]} cases, $bad failed" >&3
   [[ $bad -eq 0 ]]
 }
+
+# ---- privileged shapes, hardened --------------------------------------------
+# What engines make of "--privileged" and friends.  Under the hardening
+# each either runs contained (its command finds nothing writable of the
+# host's kernel and no host path) or is refused with one line; never a way
+# to the host.  (hardening-host.bats runs the attacks one by one, against
+# runc too.)
+
+privileged_shape ()
+{
+  update_config '.linux.maskedPaths = [] | .linux.readonlyPaths = []
+    | .process.capabilities = {bounding: $c, effective: $c, permitted: $c}
+    | del(.linux.seccomp) | .process.noNewPrivileges = false
+    | (.mounts[] | select(.type == "sysfs" or .type == "cgroup")).options |= (map(select(. != "ro")) + ["rw"])
+    | .linux.resources.devices = [{allow: true, access: "rwm"}]' \
+    --argjson c '["CAP_SYS_ADMIN","CAP_SYS_MODULE","CAP_SYS_RAWIO","CAP_MKNOD","CAP_DAC_OVERRIDE"]'
+}
+
+# The command every contained case runs: any line starting with "HOST"
+# means the host was reachable.
+CONTAINED_CHECK='for f in /proc/sys/kernel/core_pattern /sys/kernel/mm/transparent_hugepage/enabled /hostproc/sys/kernel/core_pattern; do
+  [ -e "$f" ] && (: >>"$f") 2>/dev/null && echo "HOST writable $f"; done
+for d in /host/etc/shadow /hostdev/kmsg /dev/kmsg /dev/hostdisk; do [ -e "$d" ] && echo "HOST path $d"; done
+true'
+
+# NAME | EXPECT | WORDS | SETUP (as CASES above; contained cases run CONTAINED_CHECK)
+PRIVILEGED_CASES=(
+  'docker run --privileged|contained||privileged_shape; update_config ".linux.devices += [{path: \"/dev/kmsg\", type: \"c\", major: 1, minor: 11}]"'
+  'CRI privileged container, host devices|contained||privileged_shape; update_config ".linux.devices += [{path: \"/dev/hostdisk\", type: \"b\", major: 7, minor: 0}]"'
+  '-v /:/host|contained||add_bind / /host rbind'
+  '-v /dev:/hostdev|contained||add_bind /dev /hostdev rbind'
+  'an extra procfs, read-write|contained||privileged_shape; add_mount /hostproc proc proc rw'
+  '--pid=host as a path|refused|linux.namespaces[;/ns/pid;host|update_config "(.linux.namespaces[] | select(.type == \"pid\")).path = \"/proc/$$/ns/pid\""'
+  '--ipc=host as a path|refused|linux.namespaces[;/ns/ipc;host|update_config "(.linux.namespaces[] | select(.type == \"ipc\")).path = \"/proc/$$/ns/ipc\""'
+  'a host disk as a filesystem|contained||add_mount /disk ext4 /dev/loop0 ro'
+)
+
+@test "hostile bundles, hardened: privileged shapes run contained or are refused with one line" {
+  local i bad=0 line
+  sec_policy on
+  for i in "${!PRIVILEGED_CASES[@]}"; do
+    line=${PRIVILEGED_CASES[i]}
+    # contained cases run the check instead of `true`
+    if [[ $line == *'|contained|'* ]]; then
+      line="${line%|*}|${line##*|}; set_cmd sh -c \"\$CONTAINED_CHECK\""
+    fi
+    run_case "p$i" "$line" || { bad=$((bad + 1)); continue; }
+    [[ $output != *HOST* ]] || { echo "case '${line%%|*}': $output" >&2; bad=$((bad + 1)); }
+  done
+  echo "# ${#PRIVILEGED_CASES[@]} cases, $bad failed" >&3
+  [[ $bad -eq 0 ]]
+}

@@ -4,6 +4,9 @@
  * what happened on one line:
  *   ATTACK-OK <what>           the attack worked (exit 0)
  *   ATTACK-BLOCKED <errno>     the kernel refused it (exit 1)
+ * The write attacks never change an existing file: openw only opens for
+ * writing (a kernel setting such as core_pattern, under the control
+ * runtime, is the host's), create makes a new file, mkdir a directory. 
  * Usage errors exit 2.  The same binary runs under agentrt (where the tests
  * expect ATTACK-BLOCKED) and under runc (where they expect ATTACK-OK), so
  * every attack is shown to test something.  Built outside the project's
@@ -25,6 +28,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <grp.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <dirent.h>
 #include <arpa/inet.h>
@@ -72,6 +76,69 @@ do_read (const char *path)
   buf[strcspn (buf, "\n")] = '\0';
   printf ("ATTACK-OK read: %s\n", buf);
   return 0;
+}
+
+/* openw PATH: open an existing file for writing, write nothing. */
+static int
+do_openw (const char *path)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return blocked ("open for writing");
+  close (fd);
+  return ok ("open for writing");
+}
+
+/* create PATH: make a new file (it must not exist) holding "planted". */
+static int
+do_create (const char *path)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+  if (fd < 0)
+    return blocked ("create");
+  if (write (fd, "planted\n", 8) != 8)
+    {
+      close (fd);
+      return blocked ("write");
+    }
+  close (fd);
+  return ok ("created");
+}
+
+/* mkdir PATH */
+static int
+do_mkdir (const char *path)
+{
+  if (mkdir (path, 0755) < 0)
+    return blocked ("mkdir");
+  return ok ("mkdir");
+}
+
+/* rename FROM TO (what git does with its lock files) */
+static int
+do_rename (const char *from, const char *to)
+{
+  if (rename (from, to) < 0)
+    return blocked ("rename");
+  return ok ("rename");
+}
+
+/* dev PATH: open a device node read-only and read from it (a record of
+ * /dev/kmsg needs a buffer of its size). */
+static int
+do_dev (const char *path)
+{
+  static char buf[8192];
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0)
+    return blocked ("open device");
+  if (read (fd, buf, sizeof buf) < 0 && errno != EAGAIN)
+    {
+      close (fd);
+      return blocked ("read device");
+    }
+  close (fd);
+  return ok ("device open");
 }
 
 /* unix PATH: connect to a unix socket and print what it says first. */
@@ -350,8 +417,20 @@ main (int argc, char **argv)
     return do_udp (arg, argv[3]);
   if (strcmp (cmd, "runas") == 0 && argc > 3)
     return do_runas (arg, argv + 3);
+  if (strcmp (cmd, "openw") == 0 && arg)
+    return do_openw (arg);
+  if (strcmp (cmd, "create") == 0 && arg)
+    return do_create (arg);
+  if (strcmp (cmd, "mkdir") == 0 && arg)
+    return do_mkdir (arg);
+  if (strcmp (cmd, "rename") == 0 && argc > 3)
+    return do_rename (arg, argv[3]);
+  if (strcmp (cmd, "dev") == 0 && arg)
+    return do_dev (arg);
   fprintf (stderr, "usage: hardening-attack read PATH | unix PATH | ptrace PID"
            " | bpf | io_uring | socket KIND | userns | forks N | balloon MB"
-           " | environ NEEDLE | udp ADDR PORT | runas UID PROG ARGS...\n");
+           " | environ NEEDLE | udp ADDR PORT | runas UID PROG ARGS..."
+           " | openw PATH | create PATH | mkdir PATH | rename FROM TO"
+           " | dev PATH\n");
   return 2;
 }
