@@ -4,7 +4,10 @@
 # Sections (default: all):
 #   run        `run` of /bin/true in a busybox bundle: agentrt unhardened,
 #              hardened without and with the egress sidecar, runc, crun and
-#              the kernel floor (unshare of the same namespaces), interleaved
+#              the kernel floor (unshare of the same namespaces), interleaved;
+#              and a bundle with an engine's bind mounts (resolv.conf, hosts,
+#              hostname, a work directory of a few hundred files: what the
+#              hardening opens, judges and scans) under each runtime
 #   lifecycle  create, start and delete --force of a detached `sleep`, the
 #              same runtimes interleaved, each step timed
 #   egress     agentrt-egress against a direct loopback connection and
@@ -22,7 +25,10 @@
 # when every measurement ran.  Needs root, runc, crun, tinyproxy, curl.
 # Environment: RUNTIME (default: agentrt built in _build/, with
 # agentrt-egress next to it), RUNC, CRUN, ROUNDS_RUN, ROUNDS_LIFECYCLE,
-# EGRESS_BYTES, BENCH_KEEP (directory to copy the raw figures to).
+# EGRESS_BYTES, BENCH_KEEP (directory to copy the raw figures to),
+# AGENTRT_BASELINE (another agentrt build, e.g. the previous commit's:
+# `run` measures it hardened too, in the same rounds, and prints what the
+# current one adds to it).
 set -euo pipefail
 SELF=$(readlink -f "$0")
 HERE=$(dirname "$SELF")
@@ -44,6 +50,7 @@ done
 [[ ${#sections[@]} -gt 0 ]] || sections=(run lifecycle egress)
 bench_require runc crun tinyproxy curl jq nsenter unshare ip cc python3 numfmt
 bench_runtimes
+BASELINE=${AGENTRT_BASELINE:+$(resolve_runtime "$AGENTRT_BASELINE")}
 
 if [[ $quick == 1 ]]; then
   : "${ROUNDS_RUN:=4}" "${ROUNDS_LIFECYCLE:=3}" "${EGRESS_BYTES:=67108864}"
@@ -70,7 +77,7 @@ cleanup ()
   for r in "$STATE"/root-*; do
     [[ -d $r ]] || continue
     case $r in
-      *-runc) rt=$RUNC ;; *-crun) rt=$CRUN ;; *) rt=$AGENTRT ;;
+      *-runc) rt=$RUNC ;; *-crun) rt=$CRUN ;; *-base) rt=$BASELINE ;; *) rt=$AGENTRT ;;
     esac
     for id in $("$rt" --root "$r" list -q 2>/dev/null); do
       if [[ $rt == "$CRUN" && -n ${CRUN_NS:-} ]]; then
@@ -124,6 +131,18 @@ bundle () # NAME JQ-FILTER [JQ-ARGS...]
 bundle true '.process.args = ["/bin/true"]'
 bundle true-none '.process.args = ["/bin/true"] | .annotations["run.agentrt.egress"] = "none"'
 bundle sleep '.process.args = ["sleep", "100000"]'
+# What engines bind into every container, and a work directory.
+mkdir -p "$T/engine-files" "$T/work"
+printf 'nameserver 192.0.2.53\n' >"$T/engine-files/resolv.conf"
+printf '127.0.0.1 localhost\n' >"$T/engine-files/hosts"
+printf 'bench\n' >"$T/engine-files/hostname"
+cp -r "$AGENTRT_TOP/docs" "$AGENTRT_TOP/runtime" "$AGENTRT_TOP/tests" "$T/work/"
+bundle true-binds '.process.args = ["/bin/true"]
+  | .mounts += [{destination: "/etc/resolv.conf", type: "bind", source: ($e + "/resolv.conf"), options: ["rbind", "ro"]},
+      {destination: "/etc/hosts", type: "bind", source: ($e + "/hosts"), options: ["rbind", "ro"]},
+      {destination: "/etc/hostname", type: "bind", source: ($e + "/hostname"), options: ["rbind", "ro"]},
+      {destination: "/work", type: "bind", source: $w, options: ["rbind", "rw"]}]' \
+  --arg e "$T/engine-files" --arg w "$T/work"
 bundle sleep-none '.process.args = ["sleep", "100000"] | .annotations["run.agentrt.egress"] = "none"'
 # Joining a network namespace by path, as CRI and Podman's CNI hand it
 # (Docker's new namespace comes with a prestart hook: the same for agentrt).
@@ -183,14 +202,27 @@ section_run ()
     plan_line agentrt run - "${AGENTRT_OFF[@]}" run --bundle "$T/true" a@I@
     plan_line agentrt-hard-none run - "${AGENTRT_HARD[@]}" run --bundle "$T/true-none" n@I@
     plan_line agentrt-hard run - "${AGENTRT_HARD[@]}" run --bundle "$T/true" h@I@
+    plan_line runc-binds run - "$RUNC" --root "$STATE/root-runc" run --bundle "$T/true-binds" rb@I@
+    plan_line crun-binds run "$CRUN_NS" "$CRUN" --root "$STATE/root-crun" run --bundle "$T/true-binds" cb@I@
+    plan_line agentrt-binds run - "${AGENTRT_OFF[@]}" run --bundle "$T/true-binds" ab@I@
+    plan_line agentrt-hard-binds run - "${AGENTRT_HARD[@]}" run --bundle "$T/true-binds" hb@I@
+    if [[ -n $BASELINE ]]; then
+      plan_line baseline-hard run - "$BASELINE" --root "$STATE/root-base" \
+        --policy "$T/policy-hard.json" run --bundle "$T/true" bh@I@
+      plan_line baseline-hard-binds run - "$BASELINE" --root "$STATE/root-base" \
+        --policy "$T/policy-hard.json" run --bundle "$T/true-binds" bb@I@
+    fi
   } >"$T/plan-run"
   step "$T/runloop" "$ROUNDS_RUN" "$WARMUP" "$T/plan-run" >"$T/raw-run" 2>"$T/log-run" \
     || { cat "$T/log-run" >&2; return 1; }
   python3 "$HERE/bench/summary.py" "$T/raw-run" --prefix run. \
     --ratio agentrt/runc --ratio agentrt/crun --ratio agentrt/floor --ratio crun/runc \
-    --ratio crun/floor --ratio agentrt-hard/crun \
+    --ratio crun/floor --ratio agentrt-hard/crun --ratio agentrt-hard-binds/crun-binds \
+    --ratio agentrt-binds/crun-binds \
     --diff agentrt-hard-none:agentrt --diff agentrt-hard:agentrt-hard-none \
-    --diff agentrt-hard:agentrt >&2
+    --diff agentrt-hard:agentrt --diff agentrt-hard-binds:agentrt-hard \
+    --diff agentrt-hard-binds:agentrt-binds \
+    ${BASELINE:+--diff agentrt-hard:baseline-hard --diff agentrt-hard-binds:baseline-hard-binds} >&2
   log "   $(load) at the end"
 }
 
