@@ -36,6 +36,7 @@ load helpers/fault
 @test "fault: create killed at monitor, then delete --force leaves nothing" { fault_create_case create:monitor plain; }
 @test "fault: create killed at done, then delete --force leaves nothing" { fault_create_case create:done plain; }
 
+@test "fault: hardened create killed at judged (bind sources open, nothing made yet), then delete --force leaves nothing" { fault_create_case create:judged hardened; }
 @test "fault: hardened create killed at state-dir, then delete --force leaves nothing" { fault_create_case create:state-dir hardened; }
 @test "fault: hardened create killed at state-saved, then delete --force leaves nothing" { fault_create_case create:state-saved hardened; }
 @test "fault: hardened create killed at monitor-preparing (the monitor forked, no init yet), then delete --force leaves nothing" { fault_create_case create:monitor-preparing hardened; }

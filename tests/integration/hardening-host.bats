@@ -251,8 +251,13 @@ swap_source_at_judged ()
   ln -s / "$vol/r"
   add_bind "$vol/d" /data
   set_cmd sh -c 'cat /data/marker 2>/dev/null; cat /data/.ssh/id_rsa /data/etc/shadow 2>/dev/null; echo end'
+  # the racers are the attacker's own containers: started runc-like (a
+  # hardened one would refuse a volume that another keeps changing)
+  local saved=("${RUNTIME_ARGS[@]}")
+  use_policy off
   start_racer racer1 "$vol" d h 60
   start_racer racer2 "$vol" d r 60
+  RUNTIME_ARGS=("${saved[@]}")
   local i started=0
   for i in $(seq 12); do
     rt run --bundle "$BUNDLE" "$CT_ID-$i"

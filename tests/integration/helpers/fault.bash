@@ -8,7 +8,7 @@
 
 # Every fault point, in the order a create, start and delete pass them.
 # shellcheck disable=SC2034 # used by fault-injection.bats
-FAULT_CREATE_STAGES=(create:state-dir create:state-saved
+FAULT_CREATE_STAGES=(create:judged create:state-dir create:state-saved
   create:monitor-preparing create:spawned create:cgroup-made create:cgroup
   create:hooks create:init-ready create:monitor-committed create:monitor
   create:done)
