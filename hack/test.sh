@@ -5,7 +5,8 @@
 # ASan and UBSan (the fast part of --sanitize), each fuzz target briefly
 # (hack/fuzz.sh), every bats suite against the built binary (configured
 # with the test-only fault points, --enable-fault-injection) and the cgroup
-# v2 VM.  Exits non-zero on any failure.
+# v2 VM.  Before the bats suites, hack/lint-bats.sh refuses test code that
+# cannot fail.  Exits non-zero on any failure.
 #
 #   hack/test.sh [OPTIONS] [BATS-FILE...]
 #     --sanitize        clang + --enable-sanitizers in _build-sanitize/
@@ -245,6 +246,8 @@ main ()
   fi
   if ((integration)); then
     [[ $EUID -eq 0 ]] || echo "warning: not root: most integration tests will be skipped" >&2
+    log "bats lint: no check that cannot fail (hack/lint-bats.sh)"
+    "$AGENTRT_TOP/hack/lint-bats.sh" "${bats_files[@]}"
     integration_tests "$runtime"
   fi
   # A pure cgroup v2 kernel under qemu (the systemd VM is on demand:

@@ -29,7 +29,7 @@ load helpers
   check_status 0
   has_line "nobody:x:65534:65534:nobody:/nonexistent:/bin/false"
   # Nothing of the host's / (e.g. /usr, this test's own directory).
-  ! grep -qx usr <<<"$output"
+  ! grep -qx usr <<<"$output" || fail "the host's /usr is visible: $output"
   [[ ! -e $ROOTFS/${BATS_TEST_TMPDIR#/} ]]
 }
 
@@ -42,7 +42,7 @@ load helpers
   wait_for_container "$CT_ID" running
   sleep 0.2
   grep -qx 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' "$out"
-  ! grep -qx usr "$out"
+  ! grep -qx usr "$out" || fail "the host's /usr is visible: $(<"$out")"
   pid=$(ct_pid "$CT_ID")
   [[ $(ns_id "$pid" mnt) != "$(ns_id self mnt)" ]]
 }
