@@ -28,19 +28,6 @@
 
 #define container_of(p, type, member) ((type *) ((char *) (p) - offsetof (type, member)))
 
-static const char *const address_reasons[] = {
-  [ADDR_PUBLIC] = "address-public",
-  [ADDR_UNSPECIFIED] = "address-unspecified",
-  [ADDR_THIS_NETWORK] = "address-this-network",
-  [ADDR_LOOPBACK] = "address-loopback",
-  [ADDR_LINK_LOCAL] = "address-link-local",
-  [ADDR_PRIVATE] = "address-private",
-  [ADDR_CGNAT] = "address-cgnat",
-  [ADDR_MULTICAST] = "address-multicast",
-  [ADDR_BROADCAST] = "address-broadcast",
-  [ADDR_RESERVED] = "address-reserved",
-};
-
 void
 conn_record_start (struct conn *c)
 {
@@ -394,7 +381,7 @@ check_and_connect (struct conn *c)
       if (cls != ADDR_PUBLIC && !allowlist_match_addr (c->eg->allow, &c->addrs[i], c->port))
         {
           c->next_addr = i + 1; /* the audit line names this address */
-          target_fail (c, 403, SOCKS5_NOT_ALLOWED, "deny", address_reasons[cls]);
+          target_fail (c, 403, SOCKS5_NOT_ALLOWED, "deny", addr_class_reason (cls));
           return;
         }
     }

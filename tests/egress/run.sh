@@ -3,8 +3,9 @@
 # as root):
 #   tests/egress/run.sh [PATH/TO/agentrt-egress]
 # It builds a small "internet": namespace srv holds web servers, TCP echo
-# servers, a "metadata" server on 169.254.169.254 and a DNS server, reached
-# over a veth pair from namespace out, where the proxy runs.  The agent
+# servers, "metadata" servers on 169.254.169.254 and 168.63.129.16, servers
+# on private, link-local and benchmarking addresses, and a DNS server,
+# reached over a veth pair from namespace out, where the proxy runs.  The agent
 # namespace has only lo: the proxy's listeners are created there (as the
 # runtime does) and every client runs there.  Names come from a hosts file
 # and a resolv.conf passed to the proxy by fd; no real external address is
@@ -65,9 +66,16 @@ ip link add "eo$SUFFIX" netns "$OUT" type veth peer name "es$SUFFIX" netns "$SRV
 ip -n "$OUT" addr add 203.0.113.1/24 dev "eo$SUFFIX"
 ip -n "$OUT" addr add 2001:db8::1/64 dev "eo$SUFFIX" nodad
 ip -n "$OUT" link set "eo$SUFFIX" up
-ip -n "$OUT" route add 169.254.169.254/32 dev "eo$SUFFIX"
-for a in 203.0.113.10/24 203.0.113.11/24 203.0.113.53/24 169.254.169.254/32; do
+# special-purpose addresses, each a /32 of its own
+SPECIAL='169.254.169.254 169.254.7.7 168.63.129.16 10.9.1.10 10.9.2.10 198.18.0.10'
+for a in $SPECIAL; do
+  ip -n "$OUT" route add "$a/32" dev "eo$SUFFIX"
+done
+for a in 203.0.113.10/24 203.0.113.11/24 203.0.113.53/24; do
   ip -n "$SRV" addr add "$a" dev "es$SUFFIX"
+done
+for a in $SPECIAL; do
+  ip -n "$SRV" addr add "$a/32" dev "es$SUFFIX"
 done
 ip -n "$SRV" addr add 2001:db8::10/64 dev "es$SUFFIX" nodad
 ip -n "$SRV" link set "es$SUFFIX" up
@@ -77,6 +85,11 @@ bg env SERVER_NAME=web ip netns exec "$SRV" python3 "$HERE/server.py" http 203.0
 bg env SERVER_NAME=web6 ip netns exec "$SRV" python3 "$HERE/server.py" http 2001:db8::10 80
 bg env SERVER_NAME=other ip netns exec "$SRV" python3 "$HERE/server.py" http 203.0.113.11 80
 bg env SERVER_NAME=metadata ip netns exec "$SRV" python3 "$HERE/server.py" http 169.254.169.254 80
+bg env SERVER_NAME=link-local ip netns exec "$SRV" python3 "$HERE/server.py" http 169.254.7.7 80
+bg env SERVER_NAME=wireserver ip netns exec "$SRV" python3 "$HERE/server.py" http 168.63.129.16 80
+bg env SERVER_NAME=priv-in ip netns exec "$SRV" python3 "$HERE/server.py" http 10.9.1.10 80
+bg env SERVER_NAME=priv-out ip netns exec "$SRV" python3 "$HERE/server.py" http 10.9.2.10 80
+bg env SERVER_NAME=bench ip netns exec "$SRV" python3 "$HERE/server.py" http 198.18.0.10 80
 bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 203.0.113.10 22
 bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 203.0.113.10 443
 bg env SERVER_NAME=outer-loopback ip netns exec "$OUT" python3 "$HERE/server.py" http 127.0.0.1 80
@@ -89,6 +102,11 @@ cat >"$T/hosts" <<EOF
 203.0.113.10 web.test www.web.test
 203.0.113.11 other.test
 169.254.169.254 metadata.test
+169.254.7.7 ll.test
+168.63.129.16 wireserver.test
+10.9.1.10 priv-in.test
+10.9.2.10 priv-out.test
+198.18.0.10 bench.test
 127.0.0.1 loop.test
 2001:db8::10 web6.test
 EOF
@@ -100,10 +118,14 @@ wait_for () { # wait_for CMD...: retry for 5 s
 }
 wait_for O curl -sf --noproxy '*' http://203.0.113.10/ || { echo "servers did not start"; exit 1; }
 wait_for O curl -sf --noproxy '*' -g 'http://[2001:db8::10]/' || { echo "IPv6 server did not start"; exit 1; }
+for a in $SPECIAL; do
+  wait_for O curl -sf --noproxy '*' "http://$a/" || { echo "server on $a did not start"; exit 1; }
+done
 
 # --- the proxy ------------------------------------------------------------
 ALLOW='web.test,*.web.test,web6.test,metadata.test,loop.test,dns.test,dns6.test,rebind.test'
 ALLOW+=',meta-dns.test,mixed.test,nx.test,drop.test,web.test:22,203.0.113.10:443'
+ALLOW+=',wireserver.test,bench.test,priv-in.test'
 sleep 1000 & INIT=$!
 PIDS+=("$INIT")
 start_proxy () { # start_proxy ID WATCHED_PID EXTRA...; sets PROXY_PID
@@ -174,11 +196,14 @@ denied () { # denied NAME REASON URL [curl args]
 denied "non-listed name refused" not-allowlisted http://other.test/
 denied "non-listed IP refused" not-allowlisted http://203.0.113.11/
 denied "listed name on another port refused" not-allowlisted http://web.test:8080/
-denied "metadata address refused even when its name is listed" address-link-local http://metadata.test/
+denied "metadata address refused even when its name is listed" address-metadata http://metadata.test/
+denied "Azure WireServer (in public space) refused by name" address-metadata http://wireserver.test/
+denied "benchmarking address refused by name" address-benchmarking http://bench.test/
+denied "private address refused by name" address-private http://priv-in.test/
 denied "metadata IP literal refused" not-allowlisted http://169.254.169.254/
 denied "name resolving to 127.0.0.1 (hosts) refused" address-loopback http://loop.test/
 denied "name resolving to 127.0.0.1 (DNS) refused" address-loopback http://rebind.test/
-denied "DNS name resolving to 169.254.169.254 refused" address-link-local http://meta-dns.test/
+denied "DNS name resolving to 169.254.169.254 refused" address-metadata http://meta-dns.test/
 denied "one private address among public ones refused" address-private http://mixed.test/
 denied "unknown name" nxdomain http://nx.test/
 denied "nameserver that never answers" resolve-failed http://drop.test/
@@ -288,7 +313,7 @@ for name, want in [
         ("allow-socks5", dict(proto="socks5", host="www.web.test", port=80, decision="allow")),
         ("deny-name", dict(host="other.test", decision="deny", reason="not-allowlisted")),
         ("deny-metadata", dict(host="metadata.test", addr="169.254.169.254", decision="deny",
-                               reason="address-link-local")),
+                               reason="address-metadata")),
         ("deny-loopback", dict(host="rebind.test", addr="127.0.0.1", reason="address-loopback")),
         ("deny-parse", dict(decision="deny", reason="userinfo")),
         ("deny-socks-bind", dict(proto="socks5", reason="unsupported-command"))]:

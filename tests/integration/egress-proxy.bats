@@ -161,7 +161,7 @@ TRICKS=(
     '.proto == "connect" and .host == "www.web.test" and .port == 80 and .decision == "allow" and .bytes_down > 5000' \
     '.proto == "connect" and .host == "web.test" and .port == 22 and .decision == "allow"' \
     '.host == "other.test" and .decision == "deny" and .reason == "not-allowlisted" and .addr == null' \
-    '.host == "metadata.test" and .addr == "169.254.169.254" and .decision == "deny" and .reason == "address-link-local"' \
+    '.host == "metadata.test" and .addr == "169.254.169.254" and .decision == "deny" and .reason == "address-metadata"' \
     '.host == "loop.test" and .addr == "127.0.0.1" and .decision == "deny" and .reason == "address-loopback"'; do
     jq -se "any(.[]; $want)" <<<"$events" >/dev/null || fail "no audit line with $want in:"$'\n'"$events"
   done

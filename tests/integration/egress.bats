@@ -108,7 +108,7 @@ CURL=/host/usr/bin/curl
     for u in http://metadata.test/ http://loop.test/ http://private.test/ http://169.254.169.254/; do
       printf '%s ' \$u; $CURL -sS -i \$u | tr -d '\r' | grep -e Denied -e 'hello from' || echo none
     done"
-  has_line "http://metadata.test/ X-Agentrt-Denied: address-link-local"
+  has_line "http://metadata.test/ X-Agentrt-Denied: address-metadata"
   has_line "http://loop.test/ X-Agentrt-Denied: address-loopback"
   has_line "http://private.test/ X-Agentrt-Denied: address-private"
   has_line "http://169.254.169.254/ X-Agentrt-Denied: not-allowlisted"
