@@ -151,12 +151,12 @@ parse_name (const char *s, size_t len, bool allow_broad, struct allow_entry *e)
 }
 
 static const char *
-parse_entry (const char *s, size_t len, bool allow_broad, struct allow_entry *e)
+parse_entry_syntax (const char *s, size_t len, bool allow_broad,
+                    struct allow_entry *e)
 {
   const char *colon = memchr (s, ':', len);
   const char *why;
 
-  memset (e, 0, sizeof (*e));
   if (len == 0)
     return "empty entry";
   if (s[0] == '[')
@@ -169,6 +169,38 @@ parse_entry (const char *s, size_t len, bool allow_broad, struct allow_entry *e)
   if (why)
     return why;
   return parse_port (colon + 1, len - (size_t) (colon - s) - 1, e);
+}
+
+/* IPv4 written as IPv6 (::ffff:0.0.0.0/96 is the IPv4 internet) is as
+ * broad as the IPv4 network it spans. */
+bool
+allowlist_entry_broad (const struct allow_entry *e)
+{
+  unsigned v4;
+
+  if (e->kind == ALLOW_ANY)
+    return true;
+  if (e->kind != ALLOW_NET)
+    return false;
+  if (e->net.family == AF_INET)
+    return e->prefix < ALLOWLIST_MIN_PREFIX_V4;
+  if (netaddr_ipv4_span (&e->net, e->prefix, &v4))
+    return v4 < ALLOWLIST_MIN_PREFIX_V4;
+  return e->prefix < ALLOWLIST_MIN_PREFIX_V6;
+}
+
+static const char *
+parse_entry (const char *s, size_t len, bool allow_broad, struct allow_entry *e)
+{
+  const char *why;
+
+  memset (e, 0, sizeof (*e));
+  why = parse_entry_syntax (s, len, allow_broad, e);
+  if (why || allow_broad || e->kind != ALLOW_NET || !allowlist_entry_broad (e))
+    return why;
+  return e->net.family == AF_INET || e->prefix >= ALLOWLIST_MIN_PREFIX_V6
+             ? "too broad (a CIDR wider than /16 of IPv4)"
+             : "too broad (a CIDR wider than /48)";
 }
 
 void
@@ -244,15 +276,36 @@ port_ok (const struct allow_entry *e, uint16_t port)
   return e->port ? e->port == port : (port == 80 || port == 443);
 }
 
-bool
-allowlist_match_addr (const struct allowlist *al, const struct netaddr *addr,
-                      uint16_t port)
+/* Is addr:port within an IP or CIDR entry? */
+static bool
+net_listed (const struct allowlist *al, const struct netaddr *addr,
+            uint16_t port)
 {
   for (size_t i = 0; i < al->n; i++)
     {
       const struct allow_entry *e = &al->entries[i];
       if (e->kind == ALLOW_NET && port_ok (e, port)
           && netaddr_in_prefix (addr, &e->net, e->prefix))
+        return true;
+    }
+  return false;
+}
+
+bool
+allowlist_unlocks (const struct allowlist *al, const struct netaddr *addr,
+                   uint16_t port)
+{
+  struct addr_block block;
+
+  if (netaddr_classify_block (addr, &block) == ADDR_PUBLIC)
+    return false;
+  for (size_t i = 0; i < al->n; i++)
+    {
+      const struct allow_entry *e = &al->entries[i];
+      if (e->kind == ALLOW_NET && port_ok (e, port) && !allowlist_entry_broad (e)
+          && netaddr_in_prefix (addr, &e->net, e->prefix)
+          && e->prefix >= block.prefix
+          && netaddr_in_prefix (&e->net, &block.net, block.prefix))
         return true;
     }
   return false;
@@ -274,7 +327,7 @@ allowlist_match_name (const struct allowlist *al, const char *host, uint16_t por
 
   if (host_parse (host, strlen (host), true, &h) != NULL)
     return false;
-  if (h.is_addr && allowlist_match_addr (al, &h.addr, port))
+  if (h.is_addr && net_listed (al, &h.addr, port))
     return true;
   nlen = strlen (h.name);
   for (size_t i = 0; i < al->n; i++)

@@ -18,8 +18,9 @@ int egress_policy_allowlist (const char *spec,
                              const struct agent_policy *policy, char **allow,
                              agentrt_error_t *err);
 
-/* Checks the policy's own lists (egress.allow, egress.ceiling) parse.
- * Errors name the field. */
+/* Checks the policy's own lists (egress.allow, egress.ceiling) parse;
+ * egress.allow may hold broad entries only with egress.allowBroad (the
+ * ceiling may).  Errors name the field. */
 int egress_policy_validate (const struct agent_policy *policy,
                             agentrt_error_t *err);
 

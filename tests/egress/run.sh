@@ -133,7 +133,7 @@ start_proxy () { # start_proxy ID WATCHED_PID EXTRA...; sets PROXY_PID
   shift 2
   ip netns exec "$OUT" python3 "$HERE/launch.py" --proxy "$PROXY" --listen-netns "$AGENT" --watch-pid "$watched" \
     --audit "$T/audit.log" --hosts "$T/hosts" --resolv-conf "$T/resolv.conf" --id "$id" \
-    --allow "$ALLOW" "$@" 2>>"$T/proxy.err" &
+    --allow "${ALLOW_NOW:-$ALLOW}" "$@" 2>>"$T/proxy.err" &
   PROXY_PID=$!
   PIDS+=("$PROXY_PID")
 }
@@ -329,6 +329,41 @@ if grep -q -e 's3cr3t' -e 'hello from' "$T/audit.log"; then not_ok "audit holds 
 else ok "audit holds nothing from payload or headers"; fi
 if grep -q -e other.test -e nx2 "$T/dns.log"; then not_ok "DNS is asked only about allowlisted names"
 else expect "DNS is asked only about allowlisted names" "query rebind.test" "$(cat "$T/dns.log")"; fi
+
+# --- broad entries ---------------------------------------------------------------
+# Without --allow-broad a broad entry stops the proxy before it starts.
+for bad in "10.0.0.0/8" "[2001:db8::/32]:443" "::ffff:0.0.0.0/96" "*.com" "*"; do
+  out=$("$PROXY" --id x --http-fd 0 --socks-fd 0 --init-pidfd 0 --audit-fd 0 --allow "web.test,$bad" 2>&1)
+  rc=$?
+  if [ $rc -eq 1 ] && [[ "$out" == *"entry \`$bad\` (#2): too broad"* ]]; then ok "without --allow-broad, refused: $bad"
+  else not_ok "without --allow-broad, refused: $bad (rc $rc)" "${out//$'\n'/ | }"; fi
+done
+# With it, a broad CIDR reaches public space only, and an entry inside a
+# special-purpose block unlocks that part of it, not the blocks within.
+ALLOW_NOW='0.0.0.0/0,::/0,169.254.0.0/16,10.9.1.0/24,priv-in.test,priv-out.test,ll.test'
+ALLOW_NOW+=',metadata.test,wireserver.test,loop.test'
+start_proxy e2e-broad "$INIT" --http-port 3130 --socks-port 1082 -- --allow-broad
+BROAD_PID=$PROXY_PID
+unset ALLOW_NOW
+P=http://127.0.0.1:3130
+wait_for A curl -s -o /dev/null $P/ || { echo "broad proxy did not start"; cat "$T/proxy.err"; exit 1; }
+expect "0.0.0.0/0 reaches a public IP literal" "hello from other" "$(A curl -sS -m 5 -x $P http://203.0.113.11/ 2>&1)"
+expect "a CIDR inside private space unlocks it (IP)" "hello from priv-in" "$(A curl -sS -m 5 -x $P http://10.9.1.10/ 2>&1)"
+expect "a CIDR inside private space unlocks it (name)" "hello from priv-in" "$(A curl -sS -m 5 -x $P http://priv-in.test/ 2>&1)"
+expect "169.254.0.0/16 unlocks link-local" "hello from link-local" "$(A curl -sS -m 5 -x $P http://ll.test/ 2>&1)"
+denied "0.0.0.0/0 does not unlock private space (IP)" address-private http://10.9.2.10/
+denied "0.0.0.0/0 does not unlock private space (name)" address-private http://priv-out.test/
+denied "0.0.0.0/0 does not unlock loopback" address-loopback http://127.0.0.1/
+denied "0.0.0.0/0 does not unlock loopback (name)" address-loopback http://loop.test/
+denied "169.254.0.0/16 does not unlock the metadata address" address-metadata http://169.254.169.254/
+denied "nor its name" address-metadata http://metadata.test/
+denied "0.0.0.0/0 does not unlock Azure's WireServer" address-metadata http://168.63.129.16/
+denied "nor the benchmarking range" address-benchmarking http://198.18.0.10/
+kill -TERM "$BROAD_PID"
+wait "$BROAD_PID"
+expect "broad proxy exits 0 on SIGTERM" "rc 0" "rc $?"
+if grep '"id":"e2e-broad"' "$T/audit.log" | grep -q '"reason":"address-metadata"'; then
+  ok "audit: address-metadata"; else not_ok "audit: address-metadata"; fi
 
 # --- lifetime -------------------------------------------------------------------
 kill "$INIT"

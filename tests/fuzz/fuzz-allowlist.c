@@ -30,7 +30,7 @@ match_line (const struct allowlist *al, char *line)
   if (host_parse (line, strlen (line), true, &h) == NULL)
     {
       if (h.is_addr)
-        (void) allowlist_match_addr (al, &h.addr, port);
+        (void) allowlist_unlocks (al, &h.addr, port);
       else if (strlen (h.name) > HOST_NAME_MAX_LEN)
         abort ();
     }
