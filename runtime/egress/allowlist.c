@@ -11,35 +11,6 @@
 #define ALLOWLIST_MAX_ENTRIES 1024
 #define ALLOWLIST_MAX_SPEC (64 * 1024)
 
-/* Suffixes under which anyone can register or publish a name: a wildcard
- * over one of them lets an agent reach hosts an attacker controls.  Every
- * single-label suffix (a TLD) is refused as well.  This is a short list of
- * the common multi-label ones, not the full Public Suffix List. */
-static const char *const public_suffixes[] = {
-  "co.uk", "org.uk", "ac.uk", "gov.uk", "me.uk", "ltd.uk", "plc.uk",
-  "com.au", "net.au", "org.au", "edu.au", "gov.au", "co.nz", "org.nz",
-  "co.jp", "ne.jp", "or.jp", "ac.jp", "co.kr", "or.kr", "com.cn", "net.cn",
-  "org.cn", "com.tw", "com.hk", "com.sg", "co.in", "net.in", "org.in",
-  "co.za", "com.br", "net.br", "com.mx", "com.ar", "com.tr", "co.il",
-  "com.ua", "co.id", "com.my", "com.ph", "com.vn", "com.pl", "eu.org",
-  "github.io", "githubusercontent.com", "gitlab.io", "pages.dev",
-  "workers.dev", "vercel.app", "netlify.app", "herokuapp.com",
-  "appspot.com", "web.app", "firebaseapp.com", "blogspot.com",
-  "cloudfront.net", "azurewebsites.net", "ngrok.io", "ngrok-free.app",
-  "glitch.me", "repl.co", "fly.dev", "onrender.com", "s3.amazonaws.com",
-};
-
-static bool
-is_public_suffix (const char *name)
-{
-  if (strchr (name, '.') == NULL)
-    return true;
-  for (size_t i = 0; i < sizeof (public_suffixes) / sizeof (*public_suffixes); i++)
-    if (strcmp (name, public_suffixes[i]) == 0)
-      return true;
-  return false;
-}
-
 /* "ADDR" or "ADDR/PREFIX" (v4 dotted quad or v6), host bits clear. */
 static const char *
 parse_net (const char *s, size_t len, bool v6, struct allow_entry *e)
@@ -143,8 +114,8 @@ parse_name (const char *s, size_t len, bool allow_broad, struct allow_entry *e)
       e->prefix = 32;
       return NULL;
     }
-  if (wildcard && !allow_broad && is_public_suffix (h.name))
-    return "too broad (wildcard over a public suffix)";
+  if (wildcard && !allow_broad && strchr (h.name, '.') == NULL)
+    return "too broad (wildcard over a top-level domain)";
   e->kind = wildcard ? ALLOW_SUFFIX : ALLOW_NAME;
   e->name = xstrdup (h.name);
   return NULL;

@@ -9,9 +9,11 @@
  * port an entry allows 80 and 443.  Names are case-insensitive and a
  * trailing dot is ignored.
  *
- * Broad entries are refused unless allow_broad: `*`, a wildcard whose
- * suffix is a public suffix (`*.com`, `*.co.uk`, `*.github.io`...), a CIDR
- * wider than /16 (IPv4) or /48 (IPv6). */
+ * Broad entries are refused unless allow_broad: `*`, a wildcard over a
+ * single label (`*.com`), a CIDR wider than /16 (IPv4) or /48 (IPv6).
+ * Wildcards over a public suffix at any level (`*.co.uk`, `*.amazonaws.com`)
+ * are judged separately, against the Public Suffix List, by the runtime
+ * (public_suffix.h): this parser does no I/O. */
 #ifndef AGENTRT_EGRESS_ALLOWLIST_H
 #define AGENTRT_EGRESS_ALLOWLIST_H
 

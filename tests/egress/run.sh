@@ -331,13 +331,16 @@ if grep -q -e other.test -e nx2 "$T/dns.log"; then not_ok "DNS is asked only abo
 else expect "DNS is asked only about allowlisted names" "query rebind.test" "$(cat "$T/dns.log")"; fi
 
 # --- broad entries ---------------------------------------------------------------
-# Without --allow-broad a broad entry stops the proxy before it starts.
+# Without --allow-broad a broad entry stops the proxy before it starts; it
+# does not judge wildcards against the Public Suffix List (the runtime does).
 for bad in "10.0.0.0/8" "[2001:db8::/32]:443" "::ffff:0.0.0.0/96" "*.com" "*"; do
   out=$("$PROXY" --id x --http-fd 0 --socks-fd 0 --init-pidfd 0 --audit-fd 0 --allow "web.test,$bad" 2>&1)
   rc=$?
   if [ $rc -eq 1 ] && [[ "$out" == *"entry \`$bad\` (#2): too broad"* ]]; then ok "without --allow-broad, refused: $bad"
   else not_ok "without --allow-broad, refused: $bad (rc $rc)" "${out//$'\n'/ | }"; fi
 done
+out=$("$PROXY" --id x --http-fd 0 --socks-fd 0 --init-pidfd 0 --audit-fd 0 --allow "*.co.uk,10.1.0.0/16" 2>&1)
+expect "the proxy leaves public suffixes to the runtime" "--http-fd" "$out"
 # With it, a broad CIDR reaches public space only, and an entry inside a
 # special-purpose block unlocks that part of it, not the blocks within.
 ALLOW_NOW='0.0.0.0/0,::/0,169.254.0.0/16,10.9.1.0/24,priv-in.test,priv-out.test,ll.test'
