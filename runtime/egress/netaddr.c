@@ -206,7 +206,9 @@ all_zero (const uint8_t *b, size_t n)
 
 /* The special-purpose blocks: every entry of the IANA IPv4 and IPv6
  * Special-Purpose Address Registries (the globally reachable anycast
- * services too: no agent needs AS112 or a TURN anycast), multicast, and
+ * services too: no agent needs AS112 or a TURN anycast; the documentation
+ * ranges too: not routed on the internet, what answers there is some
+ * network's own), multicast, and
  * the metadata and platform endpoints of the clouds, which get blocks of
  * their own so that a CIDR entry for the link-local, CGNAT or ULA space
  * around them does not reach them.  The most specific block holding an
@@ -245,12 +247,15 @@ static const struct special v4_special[] = {
    * NAT64 discovery (192.0.0.0/29, .8, .9, .10, .170, .171) */
   { { 192, 0, 0, 0 }, 24, ADDR_PROTOCOL },
   { { 192, 0, 0, 192 }, 32, ADDR_METADATA },     /* Oracle Cloud */
+  { { 192, 0, 2, 0 }, 24, ADDR_DOCUMENTATION },  /* TEST-NET-1 */
   { { 192, 31, 196, 0 }, 24, ADDR_PROTOCOL },    /* AS112-v4 */
   { { 192, 52, 193, 0 }, 24, ADDR_PROTOCOL },    /* AMT */
   { { 192, 88, 99, 0 }, 24, ADDR_PROTOCOL },     /* 6to4 relay anycast */
   { { 192, 168, 0, 0 }, 16, ADDR_PRIVATE },
   { { 192, 175, 48, 0 }, 24, ADDR_PROTOCOL },    /* AS112 delegation */
   { { 198, 18, 0, 0 }, 15, ADDR_BENCHMARKING },
+  { { 198, 51, 100, 0 }, 24, ADDR_DOCUMENTATION }, /* TEST-NET-2 */
+  { { 203, 0, 113, 0 }, 24, ADDR_DOCUMENTATION },  /* TEST-NET-3 */
   { { 224, 0, 0, 0 }, 4, ADDR_MULTICAST },
   { { 240, 0, 0, 0 }, 4, ADDR_RESERVED },
   { { 255, 255, 255, 255 }, 32, ADDR_BROADCAST },
@@ -268,7 +273,9 @@ static const struct special v6_special[] = {
   /* Teredo: a tunnel to an address we cannot see */
   { V6 (0x2001, 0, 0, 0, 0, 0, 0, 0), 32, ADDR_RESERVED },
   { V6 (0x2001, 2, 0, 0, 0, 0, 0, 0), 48, ADDR_BENCHMARKING },
+  { V6 (0x2001, 0xdb8, 0, 0, 0, 0, 0, 0), 32, ADDR_DOCUMENTATION },
   { V6 (0x2620, 0x4f, 0x8000, 0, 0, 0, 0, 0), 48, ADDR_PROTOCOL }, /* AS112 */
+  { V6 (0x3fff, 0, 0, 0, 0, 0, 0, 0), 20, ADDR_DOCUMENTATION },
   { V6 (0x5f00, 0, 0, 0, 0, 0, 0, 0), 16, ADDR_RESERVED },   /* SRv6 SIDs */
   { V6 (0xfc00, 0, 0, 0, 0, 0, 0, 0), 7, ADDR_PRIVATE },     /* unique local */
   { V6 (0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x23), 128, ADDR_METADATA },  /* AWS EKS */
@@ -427,6 +434,7 @@ static const char *const class_reasons[ADDR_CLASS_COUNT] = {
   [ADDR_METADATA] = "address-metadata",
   [ADDR_PROTOCOL] = "address-protocol",
   [ADDR_BENCHMARKING] = "address-benchmarking",
+  [ADDR_DOCUMENTATION] = "address-documentation",
 };
 
 const char *

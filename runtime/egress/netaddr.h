@@ -49,6 +49,7 @@ enum addr_class
   ADDR_METADATA,      /* cloud metadata and platform-service endpoints */
   ADDR_PROTOCOL,      /* IETF protocol assignments, anycast services */
   ADDR_BENCHMARKING,  /* 198.18.0.0/15, 2001:2::/48 */
+  ADDR_DOCUMENTATION, /* 192.0.2.0/24... 2001:db8::/32, 3fff::/20 */
   ADDR_CLASS_COUNT
 };
 

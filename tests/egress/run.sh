@@ -8,8 +8,11 @@
 # reached over a veth pair from namespace out, where the proxy runs.  The agent
 # namespace has only lo: the proxy's listeners are created there (as the
 # runtime does) and every client runs there.  Names come from a hosts file
-# and a resolv.conf passed to the proxy by fd; no real external address is
-# used.  Everything created is removed on exit, whatever happens.
+# and a resolv.conf passed to the proxy by fd.  The "public" servers are on
+# 1.2.3/24 and 3ffe:db8::/64 (the documentation ranges are not public to
+# the proxy): real addresses, used only inside these namespaces, which
+# have no default route.  Everything created is removed on exit, whatever
+# happens.
 # Exit status: 0 all passed, 1 a check failed, 77 skipped.
 set -u
 
@@ -63,69 +66,71 @@ for ns in "$OUT" "$SRV" "$AGENT"; do
   ip -n "$ns" link set lo up
 done
 ip link add "eo$SUFFIX" netns "$OUT" type veth peer name "es$SUFFIX" netns "$SRV" || exit 1
-ip -n "$OUT" addr add 203.0.113.1/24 dev "eo$SUFFIX"
-ip -n "$OUT" addr add 2001:db8::1/64 dev "eo$SUFFIX" nodad
+ip -n "$OUT" addr add 1.2.3.1/24 dev "eo$SUFFIX"
+ip -n "$OUT" addr add 3ffe:db8::1/64 dev "eo$SUFFIX" nodad
 ip -n "$OUT" link set "eo$SUFFIX" up
 # special-purpose addresses, each a /32 of its own
-SPECIAL='169.254.169.254 169.254.7.7 168.63.129.16 10.9.1.10 10.9.2.10 198.18.0.10'
+SPECIAL='169.254.169.254 169.254.7.7 168.63.129.16 10.9.1.10 10.9.2.10 198.18.0.10 203.0.113.10'
 for a in $SPECIAL; do
   ip -n "$OUT" route add "$a/32" dev "eo$SUFFIX"
 done
-for a in 203.0.113.10/24 203.0.113.11/24 203.0.113.53/24; do
+for a in 1.2.3.10/24 1.2.3.11/24 1.2.3.53/24; do
   ip -n "$SRV" addr add "$a" dev "es$SUFFIX"
 done
 for a in $SPECIAL; do
   ip -n "$SRV" addr add "$a/32" dev "es$SUFFIX"
 done
-ip -n "$SRV" addr add 2001:db8::10/64 dev "es$SUFFIX" nodad
+ip -n "$SRV" addr add 3ffe:db8::10/64 dev "es$SUFFIX" nodad
 ip -n "$SRV" link set "es$SUFFIX" up
 
 # --- the servers ----------------------------------------------------------
-bg env SERVER_NAME=web ip netns exec "$SRV" python3 "$HERE/server.py" http 203.0.113.10 80
-bg env SERVER_NAME=web6 ip netns exec "$SRV" python3 "$HERE/server.py" http 2001:db8::10 80
-bg env SERVER_NAME=other ip netns exec "$SRV" python3 "$HERE/server.py" http 203.0.113.11 80
+bg env SERVER_NAME=web ip netns exec "$SRV" python3 "$HERE/server.py" http 1.2.3.10 80
+bg env SERVER_NAME=web6 ip netns exec "$SRV" python3 "$HERE/server.py" http 3ffe:db8::10 80
+bg env SERVER_NAME=other ip netns exec "$SRV" python3 "$HERE/server.py" http 1.2.3.11 80
 bg env SERVER_NAME=metadata ip netns exec "$SRV" python3 "$HERE/server.py" http 169.254.169.254 80
 bg env SERVER_NAME=link-local ip netns exec "$SRV" python3 "$HERE/server.py" http 169.254.7.7 80
 bg env SERVER_NAME=wireserver ip netns exec "$SRV" python3 "$HERE/server.py" http 168.63.129.16 80
 bg env SERVER_NAME=priv-in ip netns exec "$SRV" python3 "$HERE/server.py" http 10.9.1.10 80
 bg env SERVER_NAME=priv-out ip netns exec "$SRV" python3 "$HERE/server.py" http 10.9.2.10 80
 bg env SERVER_NAME=bench ip netns exec "$SRV" python3 "$HERE/server.py" http 198.18.0.10 80
-bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 203.0.113.10 22
-bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 203.0.113.10 443
+bg env SERVER_NAME=doc ip netns exec "$SRV" python3 "$HERE/server.py" http 203.0.113.10 80
+bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 1.2.3.10 22
+bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 1.2.3.10 443
 bg env SERVER_NAME=outer-loopback ip netns exec "$OUT" python3 "$HERE/server.py" http 127.0.0.1 80
-bg ip netns exec "$SRV" python3 "$HERE/dns_server.py" 203.0.113.53 dns.test=203.0.113.10 dns6.test=2001:db8::10 \
-  rebind.test=127.0.0.1 meta-dns.test=169.254.169.254 mixed.test=203.0.113.10 mixed.test=10.0.0.1 \
+bg ip netns exec "$SRV" python3 "$HERE/dns_server.py" 1.2.3.53 dns.test=1.2.3.10 dns6.test=3ffe:db8::10 \
+  rebind.test=127.0.0.1 meta-dns.test=169.254.169.254 mixed.test=1.2.3.10 mixed.test=10.0.0.1 \
   2>"$T/dns.log"
 
 cat >"$T/hosts" <<EOF
 # the test's own names
-203.0.113.10 web.test www.web.test
-203.0.113.11 other.test
+1.2.3.10 web.test www.web.test
+1.2.3.11 other.test
 169.254.169.254 metadata.test
 169.254.7.7 ll.test
 168.63.129.16 wireserver.test
 10.9.1.10 priv-in.test
 10.9.2.10 priv-out.test
 198.18.0.10 bench.test
+203.0.113.10 doc.test
 127.0.0.1 loop.test
-2001:db8::10 web6.test
+3ffe:db8::10 web6.test
 EOF
-printf 'nameserver 203.0.113.53\noptions timeout:1 attempts:1\n' >"$T/resolv.conf"
+printf 'nameserver 1.2.3.53\noptions timeout:1 attempts:1\n' >"$T/resolv.conf"
 
 wait_for () { # wait_for CMD...: retry for 5 s
   for _ in $(seq 50); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
   return 1
 }
-wait_for O curl -sf --noproxy '*' http://203.0.113.10/ || { echo "servers did not start"; exit 1; }
-wait_for O curl -sf --noproxy '*' -g 'http://[2001:db8::10]/' || { echo "IPv6 server did not start"; exit 1; }
+wait_for O curl -sf --noproxy '*' http://1.2.3.10/ || { echo "servers did not start"; exit 1; }
+wait_for O curl -sf --noproxy '*' -g 'http://[3ffe:db8::10]/' || { echo "IPv6 server did not start"; exit 1; }
 for a in $SPECIAL; do
   wait_for O curl -sf --noproxy '*' "http://$a/" || { echo "server on $a did not start"; exit 1; }
 done
 
 # --- the proxy ------------------------------------------------------------
 ALLOW='web.test,*.web.test,web6.test,metadata.test,loop.test,dns.test,dns6.test,rebind.test'
-ALLOW+=',meta-dns.test,mixed.test,nx.test,drop.test,web.test:22,203.0.113.10:443'
-ALLOW+=',wireserver.test,bench.test,priv-in.test'
+ALLOW+=',meta-dns.test,mixed.test,nx.test,drop.test,web.test:22,1.2.3.10:443'
+ALLOW+=',wireserver.test,bench.test,priv-in.test,doc.test'
 sleep 1000 & INIT=$!
 PIDS+=("$INIT")
 start_proxy () { # start_proxy ID WATCHED_PID EXTRA...; sets PROXY_PID
@@ -173,7 +178,7 @@ expect "name resolved over DNS (AAAA)" "hello from web6" "$(A curl -sS -m 5 -x $
 expect "CONNECT to an allowlisted port 22" "HTTP/1.1 200" \
   "$(A python3 "$HERE/client.py" raw 3128 'CONNECT web.test:22 HTTP/1.1\r\nHost: web.test:22\r\n\r\n')"
 expect "CONNECT to an allowlisted IP literal" "HTTP/1.1 200" \
-  "$(A python3 "$HERE/client.py" raw 3128 'CONNECT 203.0.113.10:443 HTTP/1.1\r\n\r\n')"
+  "$(A python3 "$HERE/client.py" raw 3128 'CONNECT 1.2.3.10:443 HTTP/1.1\r\n\r\n')"
 expect "keep-alive: three requests, one connection" "200/1 200/0 200/0 " \
   "$(A curl -sS -m 5 -x $P http://web.test/bytes/10 http://web.test/chunked/5000 http://web.test/bytes/3 \
      -o /dev/null -o /dev/null -o /dev/null -w '%{http_code}/%{num_connects} ' 2>&1)"
@@ -194,11 +199,12 @@ denied () { # denied NAME REASON URL [curl args]
   expect "$name" "X-Agentrt-Denied: $reason" "$(A curl -sS -m 5 -i -x $P "$@" "$url" 2>&1)"
 }
 denied "non-listed name refused" not-allowlisted http://other.test/
-denied "non-listed IP refused" not-allowlisted http://203.0.113.11/
+denied "non-listed IP refused" not-allowlisted http://1.2.3.11/
 denied "listed name on another port refused" not-allowlisted http://web.test:8080/
 denied "metadata address refused even when its name is listed" address-metadata http://metadata.test/
 denied "Azure WireServer (in public space) refused by name" address-metadata http://wireserver.test/
 denied "benchmarking address refused by name" address-benchmarking http://bench.test/
+denied "documentation address refused by name" address-documentation http://doc.test/
 denied "private address refused by name" address-private http://priv-in.test/
 denied "metadata IP literal refused" not-allowlisted http://169.254.169.254/
 denied "name resolving to 127.0.0.1 (hosts) refused" address-loopback http://loop.test/
@@ -213,12 +219,12 @@ expect "SOCKS5 to a non-listed name: reply 2" "reply 2" \
   "$(A python3 "$HERE/client.py" socks 1080 1 3 other.test 80)"
 expect "SOCKS5 to the metadata IP: reply 2" "reply 2" \
   "$(A python3 "$HERE/client.py" socks 1080 1 1 169.254.169.254 80)"
-expect "SOCKS5 BIND refused: reply 7" "reply 7" "$(A python3 "$HERE/client.py" socks 1080 2 1 203.0.113.10 80)"
+expect "SOCKS5 BIND refused: reply 7" "reply 7" "$(A python3 "$HERE/client.py" socks 1080 2 1 1.2.3.10 80)"
 expect "SOCKS5 UDP ASSOCIATE refused: reply 7" "reply 7" \
   "$(A python3 "$HERE/client.py" socks 1080 3 1 0.0.0.0 0)"
 expect "SOCKS5 without no-auth refused" "method 255" "$(A python3 "$HERE/client.py" socks-auth 1080)"
 expect "SOCKS5 numeric host form refused" "reply 2" \
-  "$(A python3 "$HERE/client.py" socks 1080 1 3 3405803786 80)"
+  "$(A python3 "$HERE/client.py" socks 1080 1 3 16909066 80)"
 
 trick () { # trick NAME STATUS REASON REQUEST
   local out
@@ -227,9 +233,9 @@ trick () { # trick NAME STATUS REASON REQUEST
   else not_ok "$1" "wanted $2 $3, got: ${out//$'\n'/ | }"; fi
 }
 trick "userinfo refused" 400 userinfo 'GET http://web.test@other.test/ HTTP/1.1\r\nHost: other.test\r\n\r\n'
-trick "decimal IPv4 refused" 400 numeric-ip-form 'GET http://3405803786/ HTTP/1.1\r\nHost: 3405803786\r\n\r\n'
-trick "hex IPv4 refused" 400 numeric-ip-form 'CONNECT 0xcb.0.113.10:443 HTTP/1.1\r\n\r\n'
-trick "octal IPv4 refused" 400 numeric-ip-form 'CONNECT 0313.0.113.10:443 HTTP/1.1\r\n\r\n'
+trick "decimal IPv4 refused" 400 numeric-ip-form 'GET http://16909066/ HTTP/1.1\r\nHost: 16909066\r\n\r\n'
+trick "hex IPv4 refused" 400 numeric-ip-form 'CONNECT 0x1.2.3.10:443 HTTP/1.1\r\n\r\n'
+trick "octal IPv4 refused" 400 numeric-ip-form 'CONNECT 01.02.03.012:443 HTTP/1.1\r\n\r\n'
 trick "short IPv4 refused" 400 numeric-ip-form 'CONNECT 127.1:80 HTTP/1.1\r\n\r\n'
 trick "IPv6 zone id refused" 400 ipv6-zone-id 'CONNECT [fe80::1%25lo]:80 HTTP/1.1\r\n\r\n'
 trick "URI and Host disagree" 400 host-mismatch 'GET http://web.test/ HTTP/1.1\r\nHost: other.test\r\n\r\n'
@@ -246,9 +252,9 @@ trick "over-long header refused" 431 head-too-large \
   "GET http://web.test/ HTTP/1.1\\r\\nHost: web.test\\r\\nX: $(head -c 20000 /dev/zero | tr '\0' a)\\r\\n\\r\\n"
 
 # --- no other way out --------------------------------------------------------
-out=$(A curl -sS -m 3 --noproxy '*' http://203.0.113.10/ 2>&1)
+out=$(A curl -sS -m 3 --noproxy '*' http://1.2.3.10/ 2>&1)
 if [ $? -ne 0 ]; then ok "direct TCP connect from the agent fails"; else not_ok "direct TCP connect" "$out"; fi
-out=$(A python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('203.0.113.53', 53))" 2>&1)
+out=$(A python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('1.2.3.53', 53))" 2>&1)
 expect "direct UDP send from the agent fails" "unreachable" "$out"
 
 # --- limits -------------------------------------------------------------------
@@ -308,7 +314,7 @@ print("lines %d bad %d" % (len(lines), len(bad)))
 def has(**want):
     return any(all(l.get(k) == v for k, v in want.items()) for l in lines)
 for name, want in [
-        ("allow-http", dict(proto="http", host="web.test", port=80, addr="203.0.113.10", decision="allow")),
+        ("allow-http", dict(proto="http", host="web.test", port=80, addr="1.2.3.10", decision="allow")),
         ("allow-connect", dict(proto="connect", host="web.test", port=22, decision="allow")),
         ("allow-socks5", dict(proto="socks5", host="www.web.test", port=80, decision="allow")),
         ("deny-name", dict(host="other.test", decision="deny", reason="not-allowlisted")),
@@ -350,7 +356,7 @@ BROAD_PID=$PROXY_PID
 unset ALLOW_NOW
 P=http://127.0.0.1:3130
 wait_for A curl -s -o /dev/null $P/ || { echo "broad proxy did not start"; cat "$T/proxy.err"; exit 1; }
-expect "0.0.0.0/0 reaches a public IP literal" "hello from other" "$(A curl -sS -m 5 -x $P http://203.0.113.11/ 2>&1)"
+expect "0.0.0.0/0 reaches a public IP literal" "hello from other" "$(A curl -sS -m 5 -x $P http://1.2.3.11/ 2>&1)"
 expect "a CIDR inside private space unlocks it (IP)" "hello from priv-in" "$(A curl -sS -m 5 -x $P http://10.9.1.10/ 2>&1)"
 expect "a CIDR inside private space unlocks it (name)" "hello from priv-in" "$(A curl -sS -m 5 -x $P http://priv-in.test/ 2>&1)"
 expect "169.254.0.0/16 unlocks link-local" "hello from link-local" "$(A curl -sS -m 5 -x $P http://ll.test/ 2>&1)"
@@ -362,6 +368,7 @@ denied "169.254.0.0/16 does not unlock the metadata address" address-metadata ht
 denied "nor its name" address-metadata http://metadata.test/
 denied "0.0.0.0/0 does not unlock Azure's WireServer" address-metadata http://168.63.129.16/
 denied "nor the benchmarking range" address-benchmarking http://198.18.0.10/
+denied "nor a documentation range" address-documentation http://203.0.113.10/
 kill -TERM "$BROAD_PID"
 wait "$BROAD_PID"
 expect "broad proxy exits 0 on SIGTERM" "rc 0" "rc $?"

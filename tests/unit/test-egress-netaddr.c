@@ -145,7 +145,8 @@ test_classes (void)
   CHECK (cls ("239.255.255.255") == ADDR_MULTICAST);
   CHECK (cls ("255.255.255.255") == ADDR_BROADCAST);
   CHECK (cls ("240.0.0.1") == ADDR_RESERVED);
-  CHECK (cls ("203.0.113.7") == ADDR_PUBLIC);
+  CHECK (cls ("203.0.113.7") == ADDR_DOCUMENTATION);
+  CHECK (cls ("1.2.3.4") == ADDR_PUBLIC);
   CHECK (cls ("8.8.8.8") == ADDR_PUBLIC);
   CHECK (cls ("::1") == ADDR_LOOPBACK);
   CHECK (cls ("::") == ADDR_UNSPECIFIED);
@@ -173,7 +174,8 @@ test_classes (void)
   CHECK (cls ("2001:0:4136:e378::1") == ADDR_RESERVED);
   CHECK (cls ("100::1") == ADDR_RESERVED);
   CHECK (cls ("4000::1") == ADDR_RESERVED);
-  CHECK (cls ("2001:db8::1") == ADDR_PUBLIC);
+  CHECK (cls ("2001:db8::1") == ADDR_DOCUMENTATION);
+  CHECK (cls ("3ffe:213::10") == ADDR_PUBLIC); /* the tests' "public" servers */
   CHECK (cls ("2606:4700::1111") == ADDR_PUBLIC);
   CHECK_STR_EQ (addr_class_name (ADDR_LINK_LOCAL), "link-local");
 }
@@ -207,6 +209,11 @@ test_special_purpose_registries (void)
     { "192.168.0.0", "192.168.255.255", ADDR_PRIVATE },
     { "192.175.48.0", "192.175.48.255", ADDR_PROTOCOL },
     { "198.18.0.0", "198.19.255.255", ADDR_BENCHMARKING },
+    { "192.0.2.0", "192.0.2.255", ADDR_DOCUMENTATION },
+    { "198.51.100.0", "198.51.100.255", ADDR_DOCUMENTATION },
+    { "203.0.113.0", "203.0.113.255", ADDR_DOCUMENTATION },
+    { "2001:db8::", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", ADDR_DOCUMENTATION },
+    { "3fff::", "3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", ADDR_DOCUMENTATION },
     { "224.0.0.0", "239.255.255.255", ADDR_MULTICAST },
     { "240.0.0.0", "255.255.255.254", ADDR_RESERVED },
     { "255.255.255.255", "255.255.255.255", ADDR_BROADCAST },
@@ -273,7 +280,9 @@ test_special_purpose_registries (void)
     "169.253.255.255", "169.255.0.0", "172.15.255.255", "172.32.0.0",
     "191.255.255.255", "192.0.1.0", "192.31.195.255", "192.31.197.0",
     "192.88.98.255", "192.167.255.255", "192.169.0.0", "198.17.255.255",
-    "198.20.0.0", "223.255.255.255", "2000::", "2001:200::",
+    "198.20.0.0", "223.255.255.255", "2000::", "2001:200::", "192.0.3.0",
+    "198.51.99.255", "198.51.101.0", "203.0.112.255", "203.0.114.0",
+    "2001:db7:ffff::", "2001:db9::", "3ffe:ffff::", "3fff:1000::",
     "2620:4f:7fff:ffff::", "2620:4f:8001::",
     "3ffe:ffff::", "2606:4700::1111", "2002:808:808::",
     "64:ff9b::8.8.8.8", "::ffff:1.1.1.1",
@@ -355,6 +364,7 @@ test_reasons (void)
   CHECK_STR_EQ (addr_class_reason (ADDR_METADATA), "address-metadata");
   CHECK_STR_EQ (addr_class_reason (ADDR_PROTOCOL), "address-protocol");
   CHECK_STR_EQ (addr_class_reason (ADDR_BENCHMARKING), "address-benchmarking");
+  CHECK_STR_EQ (addr_class_reason (ADDR_DOCUMENTATION), "address-documentation");
 }
 
 /* IPv4 written in an IPv6 form spans an IPv4 network. */
