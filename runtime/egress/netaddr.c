@@ -216,49 +216,55 @@ all_zero (const uint8_t *b, size_t n)
  * IPv6 outside 2000::/3 is reserved. */
 struct special
 {
-  uint8_t bytes[16];
+  uint64_t hi, lo; /* the address, big-endian halves; IPv4 in hi's top */
   uint8_t prefix;
   uint8_t cls;
 };
 
-#define W(x) (uint8_t) ((x) >> 8), (uint8_t) ((x) & 0xff)
-#define V6(a, b, c, d, e, f, g, h) \
-  { W (a), W (b), W (c), W (d), W (e), W (f), W (g), W (h) }
+#define V4(a, b, c, d)                                                      \
+  ((uint64_t) (a) << 56 | (uint64_t) (b) << 48 | (uint64_t) (c) << 40     \
+   | (uint64_t) (d) << 32),                                                 \
+      0
+#define V6(a, b, c, d, e, f, g, h)                                          \
+  ((uint64_t) (a) << 48 | (uint64_t) (b) << 32 | (uint64_t) (c) << 16     \
+   | (uint64_t) (d)),                                                       \
+      ((uint64_t) (e) << 48 | (uint64_t) (f) << 32 | (uint64_t) (g) << 16  \
+       | (uint64_t) (h))
 
 static const struct special v4_special[] = {
-  { { 0, 0, 0, 0 }, 8, ADDR_THIS_NETWORK },
-  { { 0, 0, 0, 0 }, 32, ADDR_UNSPECIFIED },
-  { { 10, 0, 0, 0 }, 8, ADDR_PRIVATE },
-  { { 100, 64, 0, 0 }, 10, ADDR_CGNAT },
-  { { 100, 100, 100, 200 }, 32, ADDR_METADATA }, /* Alibaba Cloud */
-  { { 127, 0, 0, 0 }, 8, ADDR_LOOPBACK },
-  { { 168, 63, 129, 16 }, 32, ADDR_METADATA },   /* Azure WireServer */
-  { { 169, 254, 0, 0 }, 16, ADDR_LINK_LOCAL },
-  { { 169, 254, 0, 23 }, 32, ADDR_METADATA },    /* Tencent Cloud */
-  { { 169, 254, 42, 42 }, 32, ADDR_METADATA },   /* Scaleway */
-  { { 169, 254, 169, 123 }, 32, ADDR_METADATA }, /* AWS time sync */
-  { { 169, 254, 169, 253 }, 32, ADDR_METADATA }, /* AWS DNS resolver */
+  { V4 (0, 0, 0, 0), 8, ADDR_THIS_NETWORK },
+  { V4 (0, 0, 0, 0), 32, ADDR_UNSPECIFIED },
+  { V4 (10, 0, 0, 0), 8, ADDR_PRIVATE },
+  { V4 (100, 64, 0, 0), 10, ADDR_CGNAT },
+  { V4 (100, 100, 100, 200), 32, ADDR_METADATA }, /* Alibaba Cloud */
+  { V4 (127, 0, 0, 0), 8, ADDR_LOOPBACK },
+  { V4 (168, 63, 129, 16), 32, ADDR_METADATA },   /* Azure WireServer */
+  { V4 (169, 254, 0, 0), 16, ADDR_LINK_LOCAL },
+  { V4 (169, 254, 0, 23), 32, ADDR_METADATA },    /* Tencent Cloud */
+  { V4 (169, 254, 42, 42), 32, ADDR_METADATA },   /* Scaleway */
+  { V4 (169, 254, 169, 123), 32, ADDR_METADATA }, /* AWS time sync */
+  { V4 (169, 254, 169, 253), 32, ADDR_METADATA }, /* AWS DNS resolver */
   /* AWS, GCP, Azure, Oracle, OpenStack, DigitalOcean, Hetzner... IMDS */
-  { { 169, 254, 169, 254 }, 32, ADDR_METADATA },
-  { { 169, 254, 170, 2 }, 32, ADDR_METADATA },   /* AWS ECS credentials */
-  { { 169, 254, 170, 23 }, 32, ADDR_METADATA },  /* AWS EKS Pod Identity */
-  { { 172, 16, 0, 0 }, 12, ADDR_PRIVATE },
+  { V4 (169, 254, 169, 254), 32, ADDR_METADATA },
+  { V4 (169, 254, 170, 2), 32, ADDR_METADATA },   /* AWS ECS credentials */
+  { V4 (169, 254, 170, 23), 32, ADDR_METADATA },  /* AWS EKS Pod Identity */
+  { V4 (172, 16, 0, 0), 12, ADDR_PRIVATE },
   /* IETF protocol assignments: DS-Lite, dummy, PCP and TURN anycast,
    * NAT64 discovery (192.0.0.0/29, .8, .9, .10, .170, .171) */
-  { { 192, 0, 0, 0 }, 24, ADDR_PROTOCOL },
-  { { 192, 0, 0, 192 }, 32, ADDR_METADATA },     /* Oracle Cloud */
-  { { 192, 0, 2, 0 }, 24, ADDR_DOCUMENTATION },  /* TEST-NET-1 */
-  { { 192, 31, 196, 0 }, 24, ADDR_PROTOCOL },    /* AS112-v4 */
-  { { 192, 52, 193, 0 }, 24, ADDR_PROTOCOL },    /* AMT */
-  { { 192, 88, 99, 0 }, 24, ADDR_PROTOCOL },     /* 6to4 relay anycast */
-  { { 192, 168, 0, 0 }, 16, ADDR_PRIVATE },
-  { { 192, 175, 48, 0 }, 24, ADDR_PROTOCOL },    /* AS112 delegation */
-  { { 198, 18, 0, 0 }, 15, ADDR_BENCHMARKING },
-  { { 198, 51, 100, 0 }, 24, ADDR_DOCUMENTATION }, /* TEST-NET-2 */
-  { { 203, 0, 113, 0 }, 24, ADDR_DOCUMENTATION },  /* TEST-NET-3 */
-  { { 224, 0, 0, 0 }, 4, ADDR_MULTICAST },
-  { { 240, 0, 0, 0 }, 4, ADDR_RESERVED },
-  { { 255, 255, 255, 255 }, 32, ADDR_BROADCAST },
+  { V4 (192, 0, 0, 0), 24, ADDR_PROTOCOL },
+  { V4 (192, 0, 0, 192), 32, ADDR_METADATA },     /* Oracle Cloud */
+  { V4 (192, 0, 2, 0), 24, ADDR_DOCUMENTATION },  /* TEST-NET-1 */
+  { V4 (192, 31, 196, 0), 24, ADDR_PROTOCOL },    /* AS112-v4 */
+  { V4 (192, 52, 193, 0), 24, ADDR_PROTOCOL },    /* AMT */
+  { V4 (192, 88, 99, 0), 24, ADDR_PROTOCOL },     /* 6to4 relay anycast */
+  { V4 (192, 168, 0, 0), 16, ADDR_PRIVATE },
+  { V4 (192, 175, 48, 0), 24, ADDR_PROTOCOL },    /* AS112 delegation */
+  { V4 (198, 18, 0, 0), 15, ADDR_BENCHMARKING },
+  { V4 (198, 51, 100, 0), 24, ADDR_DOCUMENTATION }, /* TEST-NET-2 */
+  { V4 (203, 0, 113, 0), 24, ADDR_DOCUMENTATION },  /* TEST-NET-3 */
+  { V4 (224, 0, 0, 0), 4, ADDR_MULTICAST },
+  { V4 (240, 0, 0, 0), 4, ADDR_RESERVED },
+  { V4 (255, 255, 255, 255), 32, ADDR_BROADCAST },
 };
 
 static const struct special v6_special[] = {
@@ -292,15 +298,54 @@ static const struct special v6_special[] = {
   { V6 (0xff00, 0, 0, 0, 0, 0, 0, 0), 8, ADDR_MULTICAST },
 };
 
-/* The most specific block of table holding b, or NULL. */
+/* An address as two big-endian halves (IPv4: in hi's top 32 bits). */
+struct halves
+{
+  uint64_t hi, lo;
+};
+
+static struct halves
+load (const uint8_t *b, size_t len)
+{
+  struct halves a = { 0, 0 };
+
+  for (size_t i = 0; i < 8; i++)
+    a.hi = (a.hi << 8) | (i < len ? b[i] : 0);
+  for (size_t i = 8; i < 16; i++)
+    a.lo = (a.lo << 8) | (i < len ? b[i] : 0);
+  return a;
+}
+
+/* Are the first prefix bits of a those of hi, lo? */
+static bool
+halves_in (struct halves a, uint64_t hi, uint64_t lo, unsigned prefix)
+{
+  uint64_t mh = prefix == 0 ? 0 : prefix >= 64 ? ~(uint64_t) 0 : ~(uint64_t) 0 << (64 - prefix);
+  uint64_t ml = prefix <= 64 ? 0 : prefix >= 128 ? ~(uint64_t) 0 : ~(uint64_t) 0 << (128 - prefix);
+
+  return ((a.hi ^ hi) & mh) == 0 && ((a.lo ^ lo) & ml) == 0;
+}
+
+static void
+special_bytes (const struct special *e, uint8_t out[16])
+{
+  for (size_t i = 0; i < 8; i++)
+    {
+      out[i] = (uint8_t) (e->hi >> (56 - 8 * i));
+      out[8 + i] = (uint8_t) (e->lo >> (56 - 8 * i));
+    }
+}
+
+/* The most specific block of table holding a, or NULL.  This runs for
+ * every address of every connection: halves, not bytes. */
 static const struct special *
-lookup (const struct special *table, size_t n, const uint8_t *b)
+lookup (const struct special *table, size_t n, struct halves a)
 {
   const struct special *best = NULL;
 
   for (size_t i = 0; i < n; i++)
     if ((best == NULL || table[i].prefix > best->prefix)
-        && bits_equal (b, table[i].bytes, table[i].prefix))
+        && halves_in (a, table[i].hi, table[i].lo, table[i].prefix))
       best = &table[i];
   return best;
 }
@@ -322,12 +367,14 @@ set_block (struct addr_block *blk, int family, const uint8_t *bytes,
 static enum addr_class
 classify_v4 (const uint8_t *b, struct addr_block *blk)
 {
-  const struct special *s
-      = lookup (v4_special, sizeof (v4_special) / sizeof (*v4_special), b);
+  const struct special *s = lookup (v4_special, sizeof (v4_special) / sizeof (*v4_special),
+                                    load (b, 4));
+  uint8_t bytes[16];
 
   if (s == NULL)
     return ADDR_PUBLIC;
-  set_block (blk, AF_INET, s->bytes, s->prefix);
+  special_bytes (s, bytes);
+  set_block (blk, AF_INET, bytes, s->prefix);
   return s->cls;
 }
 
@@ -363,10 +410,10 @@ static const struct special ipv4_forms[] = {
 #define N_IPV4_FORMS (sizeof (ipv4_forms) / sizeof (*ipv4_forms))
 
 static bool
-embeds_ipv4 (const uint8_t *b, size_t *at)
+embeds_ipv4 (struct halves a, size_t *at)
 {
   for (size_t i = 0; i + 1 < N_IPV4_FORMS; i++)
-    if (bits_equal (b, ipv4_forms[i].bytes, ipv4_forms[i].prefix))
+    if (halves_in (a, ipv4_forms[i].hi, ipv4_forms[i].lo, ipv4_forms[i].prefix))
       {
         *at = ipv4_forms[i].prefix / 8;
         return true;
@@ -378,16 +425,19 @@ static enum addr_class
 classify_v6 (const uint8_t *b, struct addr_block *blk)
 {
   static const uint8_t zero[16];
+  struct halves a = load (b, 16);
   const struct special *s;
+  uint8_t bytes[16];
   enum addr_class c;
   size_t at;
 
-  if (embeds_ipv4 (b, &at))
+  if (embeds_ipv4 (a, &at))
     return classify_embedded (b, at, blk);
-  s = lookup (v6_special, sizeof (v6_special) / sizeof (*v6_special), b);
+  s = lookup (v6_special, sizeof (v6_special) / sizeof (*v6_special), a);
   if (s)
     {
-      set_block (blk, AF_INET6, s->bytes, s->prefix);
+      special_bytes (s, bytes);
+      set_block (blk, AF_INET6, bytes, s->prefix);
       return s->cls;
     }
   if (all_zero (b, 12))
@@ -453,17 +503,19 @@ bool
 netaddr_ipv4_span (const struct netaddr *net, unsigned prefix,
                    unsigned *v4_prefix)
 {
+  struct halves a = load (net->bytes, 16);
+
   if (net->family != AF_INET6)
     return false;
   for (size_t i = 0; i < N_IPV4_FORMS; i++)
     {
       const struct special *f = &ipv4_forms[i];
-      if (prefix >= f->prefix && bits_equal (net->bytes, f->bytes, f->prefix))
+      if (prefix >= f->prefix && halves_in (a, f->hi, f->lo, f->prefix))
         {
           *v4_prefix = prefix - f->prefix > 32 ? 32 : prefix - f->prefix;
           return true;
         }
-      if (prefix < f->prefix && bits_equal (net->bytes, f->bytes, prefix))
+      if (prefix < f->prefix && halves_in (a, f->hi, f->lo, prefix))
         {
           *v4_prefix = 0;
           return true;
