@@ -28,19 +28,6 @@
 
 #define container_of(p, type, member) ((type *) ((char *) (p) - offsetof (type, member)))
 
-static const char *const address_reasons[] = {
-  [ADDR_PUBLIC] = "address-public",
-  [ADDR_UNSPECIFIED] = "address-unspecified",
-  [ADDR_THIS_NETWORK] = "address-this-network",
-  [ADDR_LOOPBACK] = "address-loopback",
-  [ADDR_LINK_LOCAL] = "address-link-local",
-  [ADDR_PRIVATE] = "address-private",
-  [ADDR_CGNAT] = "address-cgnat",
-  [ADDR_MULTICAST] = "address-multicast",
-  [ADDR_BROADCAST] = "address-broadcast",
-  [ADDR_RESERVED] = "address-reserved",
-};
-
 void
 conn_record_start (struct conn *c)
 {
@@ -382,8 +369,8 @@ connect_next (struct conn *c)
   target_fail (c, 502, SOCKS5_REFUSED, "allow", "connect-failed");
 }
 
-/* The address policy: every address must be public, or be named by an IP
- * or CIDR entry of the allowlist. */
+/* The address policy: every address must be public, or be unlocked by an
+ * IP or CIDR entry of the allowlist inside its special-purpose block. */
 static void
 check_and_connect (struct conn *c)
 {
@@ -391,10 +378,10 @@ check_and_connect (struct conn *c)
     {
       enum addr_class cls = netaddr_classify (&c->addrs[i]);
 
-      if (cls != ADDR_PUBLIC && !allowlist_match_addr (c->eg->allow, &c->addrs[i], c->port))
+      if (cls != ADDR_PUBLIC && !allowlist_unlocks (c->eg->allow, &c->addrs[i], c->port))
         {
           c->next_addr = i + 1; /* the audit line names this address */
-          target_fail (c, 403, SOCKS5_NOT_ALLOWED, "deny", address_reasons[cls]);
+          target_fail (c, 403, SOCKS5_NOT_ALLOWED, "deny", addr_class_reason (cls));
           return;
         }
     }

@@ -407,6 +407,8 @@ main (int argc, char **argv)
   if (setup (&eg, &err) < 0)
     {
       fprintf (stderr, "agentrt-egress: %s\n", err->msg);
+      allowlist_free (eg.allow); /* parsed before a later step failed */
+      free (eg.hosts);
       return 1;
     }
   run (&eg);

@@ -2,8 +2,9 @@
 # hardening-policy: ordinary work still succeeds under the hardening (work
 # dir, /tmp, HOME, busybox tools, ordinary env vars); run.agentrt.*
 # annotations with typos, or that loosen beyond the admin policy, refuse
-# the create and say which key and which policy field; an ephemeral root
-# takes writes in memory and leaves the image untouched.
+# the create and say which key and which policy field (broad egress
+# entries: public suffixes by the Public Suffix List, wide CIDRs); an
+# ephemeral root takes writes in memory and leaves the image untouched.
 
 load helpers
 load helpers/hardening
@@ -92,6 +93,36 @@ create_refused ()
   hardening_policy
   update_config '.annotations = {"run.agentrt.egress.allow": "*.com"}'
   create_refused run.agentrt.egress.allow "*.com"
+}
+
+@test "hardening: broad egress entries are refused: public suffixes at any level, wide CIDRs; no list, no wildcard" {
+  local psl=/usr/share/publicsuffix/public_suffix_list.dat
+  [[ -r $psl ]] || skip "requires $psl (apt-get install publicsuffix)"
+  update_config '.annotations = {"run.agentrt.egress.allow": "api.example.com,*.amazonaws.com"}'
+  create_refused run.agentrt.egress.allow egress.allowBroad '`*.amazonaws.com`' \
+    'Public Suffix List'
+  update_config '.annotations = {"run.agentrt.egress.allow": "*.bucket.s3.amazonaws.com,*.co.uk"}'
+  create_refused run.agentrt.egress.allow '`*.co.uk`' '`co.uk`'
+  update_config '.annotations = {"run.agentrt.egress.allow": "10.0.0.0/8"}'
+  create_refused run.agentrt.egress.allow egress.allowBroad 'a CIDR wider than /16'
+  # the policy's own entries are judged the same way
+  hardening_policy '.egress.allow = ["*.githubusercontent.com"]'
+  update_config 'del(.annotations["run.agentrt.egress.allow"])'
+  create_refused 'policy egress.allow' egress.allowBroad '`githubusercontent.com`'
+  # without the list a wildcard cannot be judged: refused, naming the file
+  hardening_policy '.egress.publicSuffixList = "/nonexistent/psl.dat"'
+  update_config '.annotations = {"run.agentrt.egress.allow": "*.corp.example"}'
+  create_refused run.agentrt.egress.allow '`*.corp.example`' '/nonexistent/psl.dat'
+
+  # narrow entries pass; with egress.allowBroad broad ones do, list or not
+  hardening_policy
+  update_config '.annotations = {"run.agentrt.egress.allow": "*.github.com,*.bucket.s3.amazonaws.com,10.1.0.0/16"}'
+  run_ct true
+  check_status 0
+  hardening_policy '.egress.allowBroad = true | .egress.publicSuffixList = "/nonexistent/psl.dat"'
+  update_config '.annotations = {"run.agentrt.egress.allow": "*.amazonaws.com,10.0.0.0/8"}'
+  run_ct true
+  check_status 0
 }
 
 @test "hardening: run.agentrt.env.keep lets a named variable through, recorded" {
