@@ -244,6 +244,8 @@ allowlist_parse (const char *spec, bool allow_broad, struct allowlist **out,
 static bool
 port_ok (const struct allow_entry *e, uint16_t port)
 {
+  if (port == ALLOWLIST_ANY_PORT)
+    return true;
   return e->port ? e->port == port : (port == 80 || port == 443);
 }
 

@@ -52,6 +52,10 @@ int allowlist_parse (const char *spec, bool allow_broad,
                      struct allowlist **out, agentrt_error_t *err);
 void allowlist_free (struct allowlist *al);
 
+/* As a port: "on some port" (the DNS stub answers for a name that any
+ * entry allows, whatever its port). */
+#define ALLOWLIST_ANY_PORT 0
+
 /* Is a connection to host:port allowed?  host is a name or an IP literal
  * (dotted quad or [IPv6]), checked with the same strict rules as requests;
  * anything that does not parse is not allowed.  An IP literal is allowed

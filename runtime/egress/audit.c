@@ -39,30 +39,55 @@ format_time (const struct timespec *ts, char *buf, size_t size)
             (int) (ts->tv_nsec / 1000000));
 }
 
-void
-audit_write (struct conn *c)
+/* Starts a line with the fields every event has. */
+static struct json_writer *
+line_start (struct egress *eg, const struct timespec *start, const char *event)
 {
-  struct json_writer *w;
-  char when[64], host[HOST_NAME_MAX_LEN + 1], addr[NETADDR_STR_LEN];
-  bool have_host = c->host.is_addr || c->host.name[0];
-  bool have_addr = c->naddrs > 0;
+  struct json_writer *w = json_writer_new (false);
+  char when[64];
+
+  format_time (start, when, sizeof (when));
+  json_begin_object (w);
+  json_kv_string (w, "time", when);
+  json_kv_string (w, "event", event);
+  json_kv_string (w, "id", eg->opt.id);
+  return w;
+}
+
+static void
+line_finish (struct egress *eg, struct json_writer *w)
+{
   struct iovec iov[2];
   size_t len;
   char *line;
 
+  json_end_object (w);
+  line = json_writer_finish (w, &len);
+  iov[0] = (struct iovec){ line, len };
+  iov[1] = (struct iovec){ "\n", 1 };
+  /* One writev: with O_APPEND the line lands whole.  A full or broken
+   * audit pipe must not stop forwarding; the runtime notices a dead reader. */
+  (void) !writev (eg->opt.audit_fd, iov, 2);
+  free (line);
+}
+
+void
+audit_write (struct conn *c)
+{
+  struct json_writer *w;
+  char host[HOST_NAME_MAX_LEN + 1], addr[NETADDR_STR_LEN];
+  bool have_host = c->host.is_addr || c->host.name[0];
+  bool have_addr = c->naddrs > 0;
+
   if (c->eg->opt.audit_fd < 0)
     return;
-  format_time (&c->start_rt, when, sizeof (when));
   if (have_host)
     host_format (&c->host, false, host);
   if (have_addr)
     netaddr_format (&c->addrs[c->next_addr ? c->next_addr - 1 : 0], addr);
-  w = json_writer_new (false);
-  json_begin_object (w);
-  json_kv_string (w, "time", when);
-  json_kv_string (w, "event", "egress");
-  json_kv_string (w, "id", c->eg->opt.id);
+  w = line_start (c->eg, &c->start_rt, "egress");
   json_kv_string (w, "proto", c->proto);
+  json_kv_string (w, "via", c->via ? c->via : "proxy");
   json_kv_string (w, "host", have_host ? host : NULL);
   json_key (w, "port");
   if (c->port)
@@ -75,12 +100,26 @@ audit_write (struct conn *c)
   json_kv_uint (w, "bytes_up", c->bytes_up);
   json_kv_uint (w, "bytes_down", c->bytes_down);
   json_kv_uint (w, "duration_ms", c->eg->now_ms - c->start_ms);
-  json_end_object (w);
-  line = json_writer_finish (w, &len);
-  iov[0] = (struct iovec){ line, len };
-  iov[1] = (struct iovec){ "\n", 1 };
-  /* One writev: with O_APPEND the line lands whole.  A full or broken
-   * audit pipe must not stop forwarding; the runtime notices a dead reader. */
-  (void) !writev (c->eg->opt.audit_fd, iov, 2);
-  free (line);
+  line_finish (c->eg, w);
+}
+
+void
+audit_dns (struct egress *eg, const char *proto, const char *name, const char *type,
+           const char *decision, const char *reason, size_t answers, uint32_t ttl)
+{
+  struct json_writer *w;
+  struct timespec now;
+
+  if (eg->opt.audit_fd < 0)
+    return;
+  clock_gettime (CLOCK_REALTIME, &now);
+  w = line_start (eg, &now, "dns");
+  json_kv_string (w, "proto", proto);
+  json_kv_string (w, "name", name);
+  json_kv_string (w, "type", type);
+  json_kv_string (w, "decision", decision);
+  json_kv_string (w, "reason", reason);
+  json_kv_uint (w, "answers", answers);
+  json_kv_uint (w, "ttl", ttl);
+  line_finish (eg, w);
 }

@@ -58,7 +58,7 @@ finish_record (struct conn *c, const char *reason)
     return;
   set_outcome (c, NULL, reason);
   c->audit_open = false;
-  if (c->decision || c->host.is_addr || c->host.name[0])
+  if (c->decision || c->host.is_addr || c->host.name[0] || c->kind == KIND_TRANSPARENT)
     audit_write (c);
 }
 
@@ -72,18 +72,36 @@ close_fd (struct endpoint *ep)
   ep->readable = ep->writable = ep->hup = false;
 }
 
+/* Sets what the listeners wait for: EPOLLIN, or nothing while paused. */
+static void
+listeners_events (struct egress *eg, uint32_t events)
+{
+  struct
+  {
+    int fd;
+    struct ev_handler *h;
+  } l[] = {
+    { eg->opt.http_fd, &eg->http_ev },
+    { eg->opt.socks_fd, &eg->socks_ev },
+    { eg->opt.transparent_fd, &eg->transparent_ev },
+    { eg->opt.transparent6_fd, &eg->transparent6_ev },
+  };
+
+  for (size_t i = 0; i < sizeof (l) / sizeof (*l); i++)
+    {
+      struct epoll_event ev = { .events = events, .data.ptr = l[i].h };
+      if (l[i].fd >= 0)
+        epoll_ctl (eg->epfd, EPOLL_CTL_MOD, l[i].fd, &ev);
+    }
+}
+
 static void
 resume_listeners (struct egress *eg)
 {
-  struct epoll_event ev = { .events = EPOLLIN };
-
   if (!eg->listeners_paused)
     return;
   eg->listeners_paused = false;
-  ev.data.ptr = &eg->http_ev;
-  epoll_ctl (eg->epfd, EPOLL_CTL_MOD, eg->opt.http_fd, &ev);
-  ev.data.ptr = &eg->socks_ev;
-  epoll_ctl (eg->epfd, EPOLL_CTL_MOD, eg->opt.socks_fd, &ev);
+  listeners_events (eg, EPOLLIN);
 }
 
 void
@@ -235,11 +253,25 @@ conn_reply_close (struct conn *c, const char *decision, const char *reason,
   linger (c);
 }
 
+void
+conn_refuse (struct conn *c, const char *decision, const char *reason)
+{
+  struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+  set_outcome (c, decision, reason);
+  /* A reset, so that the client sees a refusal at once, not an EOF. */
+  if (c->client.fd >= 0)
+    (void) setsockopt (c->client.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof (lg));
+  conn_close (c, NULL);
+}
+
 static void
 target_fail (struct conn *c, int status, uint8_t socks, const char *decision,
              const char *reason)
 {
-  if (c->kind == KIND_SOCKS5)
+  if (c->kind == KIND_TRANSPARENT)
+    conn_refuse (c, decision, reason);
+  else if (c->kind == KIND_SOCKS5)
     socks_deny (c, socks, decision, reason);
   else
     http_deny (c, status, decision, reason);
@@ -275,6 +307,8 @@ upstream_connected (struct conn *c)
   c->last_ms = c->eg->now_ms;
   if (c->kind == KIND_SOCKS5)
     socks_upstream_ready (c);
+  else if (c->kind == KIND_TRANSPARENT)
+    transparent_upstream_ready (c);
   else
     http_upstream_ready (c);
   conn_pump (c);
@@ -371,8 +405,8 @@ connect_next (struct conn *c)
 
 /* The address policy: every address must be public, or be unlocked by an
  * IP or CIDR entry of the allowlist inside its special-purpose block. */
-static void
-check_and_connect (struct conn *c)
+void
+conn_check_and_connect (struct conn *c)
 {
   for (size_t i = 0; i < c->naddrs; i++)
     {
@@ -390,6 +424,31 @@ check_and_connect (struct conn *c)
   connect_next (c);
 }
 
+static void
+conn_lookup_done (void *owner, const struct resolve_result *res)
+{
+  struct conn *c = owner;
+
+  c->dns = NULL; /* gone with this call */
+  if (c->kind == KIND_TRANSPARENT)
+    transparent_resolved (c, res);
+  else
+    conn_resolved (c, res->addrs, res->n, res->failure);
+}
+
+int
+resolver_start (struct conn *c, const char *name)
+{
+  return resolve_start (c->eg, name, conn_lookup_done, c, &c->dns) < 0 ? -1 : 0;
+}
+
+void
+resolver_cancel (struct conn *c)
+{
+  resolve_cancel (c->dns);
+  c->dns = NULL;
+}
+
 void
 conn_resolved (struct conn *c, const struct netaddr *addrs, size_t n, const char *failure)
 {
@@ -400,7 +459,7 @@ conn_resolved (struct conn *c, const struct netaddr *addrs, size_t n, const char
     }
   memcpy (c->addrs, addrs, n * sizeof (*addrs));
   c->naddrs = n;
-  check_and_connect (c);
+  conn_check_and_connect (c);
 }
 
 void
@@ -419,7 +478,7 @@ conn_open_target (struct conn *c)
     {
       c->addrs[0] = c->host.addr;
       c->naddrs = 1;
-      check_and_connect (c);
+      conn_check_and_connect (c);
       return;
     }
   c->phase = PHASE_RESOLVING;
@@ -427,11 +486,17 @@ conn_open_target (struct conn *c)
     target_fail (c, 502, SOCKS5_FAILURE, "deny", "resolve-failed");
 }
 
+static const char *
+kind_proto (enum conn_kind kind)
+{
+  return kind == KIND_HTTP ? "http" : kind == KIND_SOCKS5 ? "socks5" : "tcp";
+}
+
 /* Far beyond --max-conns: no state at all, an audit line, a close. */
 static void
 drop_over_limit (struct egress *eg, int fd, enum conn_kind kind)
 {
-  struct conn c = { .eg = eg, .proto = kind == KIND_HTTP ? "http" : "socks5" };
+  struct conn c = { .eg = eg, .proto = kind_proto (kind), .kind = kind };
 
   close (fd);
   conn_record_start (&c);
@@ -449,20 +514,18 @@ refuse_over_limit (struct conn *c)
                               "Content-Length: 46\r\n\r\n"
                               "agentrt-egress: denied: too many connections\n";
 
-  conn_reply_close (c, "deny", "max-connections", reply,
-                    c->kind == KIND_HTTP ? sizeof (reply) - 1 : 0);
+  if (c->kind == KIND_TRANSPARENT)
+    conn_refuse (c, "deny", "max-connections");
+  else
+    conn_reply_close (c, "deny", "max-connections", reply,
+                      c->kind == KIND_HTTP ? sizeof (reply) - 1 : 0);
 }
 
 static void
 pause_listeners (struct egress *eg)
 {
-  struct epoll_event ev = { .events = 0 };
-
   eg->listeners_paused = true;
-  ev.data.ptr = &eg->http_ev;
-  epoll_ctl (eg->epfd, EPOLL_CTL_MOD, eg->opt.http_fd, &ev);
-  ev.data.ptr = &eg->socks_ev;
-  epoll_ctl (eg->epfd, EPOLL_CTL_MOD, eg->opt.socks_fd, &ev);
+  listeners_events (eg, 0);
 }
 
 static struct conn *
@@ -472,14 +535,17 @@ conn_new (struct egress *eg, int fd, enum conn_kind kind)
 
   c->eg = eg;
   c->kind = kind;
-  c->proto = kind == KIND_HTTP ? "http" : "socks5";
+  static const inspect_fn up[] = { http_inspect_request, socks_inspect,
+                                    transparent_inspect_up };
+  static const inspect_fn down[] = { http_inspect_response, socks_inspect_down,
+                                      transparent_inspect_down };
+
+  c->proto = kind_proto (kind);
   c->client.conn = c->upstream.conn = c;
   c->client.ev.fn = c->upstream.ev.fn = endpoint_event;
   c->upstream.fd = -1;
-  flow_init (&c->up, &c->client, &c->upstream, &c->bytes_up,
-             kind == KIND_HTTP ? http_inspect_request : socks_inspect);
-  flow_init (&c->down, &c->upstream, &c->client, &c->bytes_down,
-             kind == KIND_HTTP ? http_inspect_response : socks_inspect_down);
+  flow_init (&c->up, &c->client, &c->upstream, &c->bytes_up, up[kind]);
+  flow_init (&c->down, &c->upstream, &c->client, &c->bytes_down, down[kind]);
   c->phase = PHASE_REQUEST;
   c->deadline_ms = eg->now_ms + eg->opt.handshake_timeout_s * 1000ull;
   c->last_ms = eg->now_ms;
@@ -523,6 +589,13 @@ conn_accept (struct egress *eg, int lfd, enum conn_kind kind)
         }
       else if ((c = conn_new (eg, fd, kind)) != NULL)
         {
+          if (kind == KIND_TRANSPARENT)
+            {
+              c->tp_family = lfd == eg->opt.transparent6_fd ? AF_INET6 : AF_INET;
+              transparent_start (c);
+              if (c->dead)
+                continue;
+            }
           /* The client talks first and mostly has by now: read at once
            * (EAGAIN clears the flag until the edge).  A new socket's send
            * buffer is empty: a reply made at once (the CONNECT's 200)
@@ -537,14 +610,17 @@ conn_accept (struct egress *eg, int lfd, enum conn_kind kind)
 void
 conn_timers (struct egress *eg)
 {
-  struct conn *c = eg->conns;
+  struct conn *c;
+
+  resolve_tick (eg);
+  stub_tick (eg);
+  c = eg->conns;
 
   while (c)
     {
       struct conn *next = c->next;
       uint64_t idle = eg->opt.idle_timeout_s * 1000ull;
 
-      resolver_tick (c);
       if (c->dead)
         ;
       else if (c->phase == PHASE_OPEN && eg->now_ms - c->last_ms >= idle)

@@ -105,6 +105,7 @@ read_name (const uint8_t *msg, size_t len, size_t *pos, char *out)
 struct rr
 {
   uint16_t type, class, rdlen;
+  uint32_t ttl;
   size_t rdata;
 };
 
@@ -116,6 +117,9 @@ read_rr (const uint8_t *msg, size_t len, size_t *pos, char *owner, struct rr *rr
     return -1;
   rr->type = get16 (msg + *pos);
   rr->class = get16 (msg + *pos + 2);
+  rr->ttl = (uint32_t) get16 (msg + *pos + 4) << 16 | get16 (msg + *pos + 6);
+  if (rr->ttl > 0x7fffffff)
+    rr->ttl = 0; /* RFC 2181 8: a TTL with the top bit set means zero */
   rr->rdlen = get16 (msg + *pos + 8);
   rr->rdata = *pos + 10;
   if (rr->rdata + rr->rdlen > len)
@@ -129,7 +133,7 @@ read_rr (const uint8_t *msg, size_t len, size_t *pos, char *owner, struct rr *rr
  * malformed input. */
 static int
 follow_cname (const uint8_t *msg, size_t len, size_t answers, unsigned count,
-              char *target)
+              char *target, uint32_t *ttl)
 {
   char owner[HOST_NAME_MAX_LEN + 1];
   size_t pos = answers;
@@ -146,6 +150,8 @@ follow_cname (const uint8_t *msg, size_t len, size_t answers, unsigned count,
           if (read_name (msg, rr.rdata + rr.rdlen, &rp, owner) < 0 || rp != rr.rdata + rr.rdlen)
             return -1;
           strcpy (target, owner);
+          if (rr.ttl < *ttl)
+            *ttl = rr.ttl;
           return 1;
         }
     }
@@ -154,7 +160,8 @@ follow_cname (const uint8_t *msg, size_t len, size_t answers, unsigned count,
 
 static enum dns_result
 collect (const uint8_t *msg, size_t len, size_t answers, unsigned count,
-         const char *target, uint16_t qtype, struct netaddr *out, size_t max, size_t *n)
+         const char *target, uint16_t qtype, struct netaddr *out, size_t max, size_t *n,
+         uint32_t *ttl)
 {
   char owner[HOST_NAME_MAX_LEN + 1];
   size_t pos = answers, alen = qtype == DNS_TYPE_A ? 4 : 16;
@@ -169,6 +176,8 @@ collect (const uint8_t *msg, size_t len, size_t answers, unsigned count,
         continue;
       if (rr.rdlen != alen)
         return DNS_FAIL;
+      if (rr.ttl < *ttl)
+        *ttl = rr.ttl;
       if (*n < max)
         {
           memset (&out[*n], 0, sizeof (*out));
@@ -201,7 +210,8 @@ check_question (const uint8_t *msg, size_t len, uint16_t id, const char *name,
 
 enum dns_result
 dns_parse_response (const uint8_t *msg, size_t len, uint16_t id, const char *name,
-                    uint16_t qtype, struct netaddr *out, size_t max, size_t *n)
+                    uint16_t qtype, struct netaddr *out, size_t max, size_t *n,
+                    uint32_t *ttl)
 {
   char target[HOST_NAME_MAX_LEN + 1];
   size_t answers;
@@ -209,6 +219,7 @@ dns_parse_response (const uint8_t *msg, size_t len, uint16_t id, const char *nam
   enum dns_result r = check_question (msg, len, id, name, qtype, &answers);
 
   *n = 0;
+  *ttl = UINT32_MAX;
   if (r != DNS_OK)
     return r;
   if ((msg[2] & 0x78) != 0 || (msg[2] & 0x02))
@@ -228,11 +239,11 @@ dns_parse_response (const uint8_t *msg, size_t len, uint16_t id, const char *nam
   strcpy (target, name);
   for (int i = 0; i <= DNS_MAX_CNAMES; i++)
     {
-      int f = follow_cname (msg, len, answers, count, target);
+      int f = follow_cname (msg, len, answers, count, target, ttl);
       if (f < 0)
         return DNS_FAIL;
       if (f == 0)
-        return collect (msg, len, answers, count, target, qtype, out, max, n);
+        return collect (msg, len, answers, count, target, qtype, out, max, n, ttl);
     }
   return DNS_FAIL; /* CNAME chain too long, or a loop */
 }

@@ -34,9 +34,11 @@ enum dns_result
 size_t dns_build_query (uint8_t *out, uint16_t id, const char *name, uint16_t qtype);
 
 /* Parses an answer to the query (id, name, qtype); stores at most max
- * addresses in out. */
+ * addresses in out, and in *ttl the smallest TTL of the records used (the
+ * addresses and the CNAMEs that led to them; UINT32_MAX when none). */
 enum dns_result dns_parse_response (const uint8_t *msg, size_t len, uint16_t id,
                                     const char *name, uint16_t qtype,
-                                    struct netaddr *out, size_t max, size_t *n);
+                                    struct netaddr *out, size_t max, size_t *n,
+                                    uint32_t *ttl);
 
 #endif

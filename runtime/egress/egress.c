@@ -11,6 +11,9 @@
  *                  [--idle-timeout S] [--handshake-timeout S]
  *                  [--max-conns N] [--busy-poll-us N] [--allow-broad]
  *                  [--no-landlock]
+ *                  [--transparent-fd N] [--transparent6-fd N]
+ *                  [--dns-udp-fd N] [--dns-tcp-fd N] [--dns-udp6-fd N]
+ *                  [--dns-tcp6-fd N] [--dns-cache-entries N]
  *   --http-fd, --socks-fd  listening TCP sockets (HTTP/1.1 proxy, SOCKS5)
  *   --init-pidfd           pidfd of the container's init: when it becomes
  *                          readable (init exited) the proxy exits
@@ -23,6 +26,14 @@
  *   --idle-timeout 300, --handshake-timeout 10 (seconds), --max-conns 1024
  *   --busy-poll-us         the most it polls for events before sleeping
  *                          (default 100, 0: never; see poll_window.h)
+ *   --transparent-fd, --transparent6-fd  listening TCP sockets in the
+ *                          agent's namespace that its nftables rules
+ *                          REDIRECT every outgoing TCP connection to
+ *                          (transparent.c)
+ *   --dns-udp-fd, --dns-tcp-fd (and -6)  a UDP socket and a listening TCP
+ *                          socket there that its rules send every DNS
+ *                          query to (stub.c); --dns-cache-entries bounds
+ *                          what the stub remembers (default 4096)
  * Every fd is inherited; nothing else from the environment is used.  The
  * proxy exits 0 on SIGTERM, SIGINT or init exit, 1 when it cannot start
  * (message on stderr), 2 on a usage error. */
@@ -40,6 +51,7 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -47,6 +59,7 @@
 #include "common/xalloc.h"
 #include "egress.h"
 #include "lockdown.h"
+#include "namecache.h"
 #include "selftest.h"
 
 #define TICK_MS 250
@@ -82,7 +95,9 @@ usage (const char *msg)
            "--audit-fd N --allow LIST\n"
            "       [--resolv-conf-fd N] [--hosts-fd N] [--uid U --gid G] [--idle-timeout S]\n"
            "       [--handshake-timeout S] [--max-conns N] [--busy-poll-us N] [--allow-broad]\n"
-           "       [--no-landlock]\n",
+           "       [--no-landlock] [--transparent-fd N] [--transparent6-fd N]\n"
+           "       [--dns-udp-fd N] [--dns-tcp-fd N] [--dns-udp6-fd N] [--dns-tcp6-fd N]\n"
+           "       [--dns-cache-entries N]\n",
            msg);
   exit (2);
 }
@@ -108,7 +123,8 @@ static void
 parse_args (int argc, char **argv, struct egress_options *o)
 {
   enum { O_ID = 256, O_HTTP, O_SOCKS, O_PIDFD, O_AUDIT, O_ALLOW, O_RESOLV, O_HOSTS, O_UID,
-         O_GID, O_IDLE, O_HANDSHAKE, O_MAX, O_POLL, O_BROAD, O_NOLL, O_SELFTEST };
+         O_GID, O_IDLE, O_HANDSHAKE, O_MAX, O_POLL, O_BROAD, O_NOLL, O_SELFTEST, O_TP, O_TP6,
+         O_DUDP, O_DTCP, O_DUDP6, O_DTCP6, O_DCACHE };
   static const struct option opts[] = {
     { "id", required_argument, NULL, O_ID },
     { "http-fd", required_argument, NULL, O_HTTP },
@@ -127,6 +143,13 @@ parse_args (int argc, char **argv, struct egress_options *o)
     { "allow-broad", no_argument, NULL, O_BROAD },
     { "no-landlock", no_argument, NULL, O_NOLL },
     { "self-test", required_argument, NULL, O_SELFTEST },
+    { "transparent-fd", required_argument, NULL, O_TP },
+    { "transparent6-fd", required_argument, NULL, O_TP6 },
+    { "dns-udp-fd", required_argument, NULL, O_DUDP },
+    { "dns-tcp-fd", required_argument, NULL, O_DTCP },
+    { "dns-udp6-fd", required_argument, NULL, O_DUDP6 },
+    { "dns-tcp6-fd", required_argument, NULL, O_DTCP6 },
+    { "dns-cache-entries", required_argument, NULL, O_DCACHE },
     { NULL, 0, NULL, 0 },
   };
   int c;
@@ -135,6 +158,8 @@ parse_args (int argc, char **argv, struct egress_options *o)
     .http_fd = -1, .socks_fd = -1, .init_pidfd = -1, .audit_fd = -1, .resolv_fd = -1,
     .hosts_fd = -1, .uid = DEFAULT_UID, .gid = DEFAULT_UID, .idle_timeout_s = 300,
     .handshake_timeout_s = 10, .max_conns = 1024, .busy_poll_us = POLL_WINDOW_DEFAULT_US,
+    .transparent_fd = -1, .transparent6_fd = -1, .dns_udp_fd = -1, .dns_tcp_fd = -1,
+    .dns_udp6_fd = -1, .dns_tcp6_fd = -1, .dns_cache_entries = NAMECACHE_DEFAULT_ENTRIES,
   };
   while ((c = getopt_long (argc, argv, "", opts, NULL)) != -1)
     switch (c)
@@ -156,6 +181,13 @@ parse_args (int argc, char **argv, struct egress_options *o)
       case O_BROAD: o->allow_broad = true; break;
       case O_NOLL: o->no_landlock = true; break;
       case O_SELFTEST: o->self_test = optarg; break;
+      case O_TP: o->transparent_fd = (int) number ("transparent-fd", optarg, 0, 1 << 20); break;
+      case O_TP6: o->transparent6_fd = (int) number ("transparent6-fd", optarg, 0, 1 << 20); break;
+      case O_DUDP: o->dns_udp_fd = (int) number ("dns-udp-fd", optarg, 0, 1 << 20); break;
+      case O_DTCP: o->dns_tcp_fd = (int) number ("dns-tcp-fd", optarg, 0, 1 << 20); break;
+      case O_DUDP6: o->dns_udp6_fd = (int) number ("dns-udp6-fd", optarg, 0, 1 << 20); break;
+      case O_DTCP6: o->dns_tcp6_fd = (int) number ("dns-tcp6-fd", optarg, 0, 1 << 20); break;
+      case O_DCACHE: o->dns_cache_entries = number ("dns-cache-entries", optarg, 1, 1 << 20); break;
       default: usage ("unknown option");
       }
   if (optind != argc)
@@ -227,6 +259,25 @@ check_listener (int fd, const char *what, agentrt_error_t *err)
   return 0;
 }
 
+/* The DNS stub's UDP sockets: datagram sockets, made non-blocking. */
+static int
+check_udp (int fd, const char *what, agentrt_error_t *err)
+{
+  int domain = 0, type = 0, flags;
+  socklen_t len = sizeof (int);
+
+  if (getsockopt (fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0
+      || getsockopt (fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
+    return agentrt_error (err, errno, "%s fd %d", what, fd);
+  if (type != SOCK_DGRAM || (domain != AF_INET && domain != AF_INET6))
+    return agentrt_error (err, EINVAL, "%s fd %d is not a UDP socket", what, fd);
+  flags = fcntl (fd, F_GETFL);
+  if (flags < 0 || fcntl (fd, F_SETFL, flags | O_NONBLOCK) < 0
+      || fcntl (fd, F_SETFD, FD_CLOEXEC) < 0)
+    return agentrt_error (err, errno, "%s fd %d: fcntl", what, fd);
+  return 0;
+}
+
 static void
 http_listener_event (struct ev_handler *h, uint32_t events)
 {
@@ -243,6 +294,24 @@ socks_listener_event (struct ev_handler *h, uint32_t events)
 
   (void) events;
   conn_accept (eg, eg->opt.socks_fd, KIND_SOCKS5);
+}
+
+static void
+transparent_listener_event (struct ev_handler *h, uint32_t events)
+{
+  struct egress *eg = container_of (h, struct egress, transparent_ev);
+
+  (void) events;
+  conn_accept (eg, eg->opt.transparent_fd, KIND_TRANSPARENT);
+}
+
+static void
+transparent6_listener_event (struct ev_handler *h, uint32_t events)
+{
+  struct egress *eg = container_of (h, struct egress, transparent6_ev);
+
+  (void) events;
+  conn_accept (eg, eg->opt.transparent6_fd, KIND_TRANSPARENT);
 }
 
 /* The container's init exited: the proxy must not outlive it. */
@@ -272,13 +341,46 @@ watch_fd (struct egress *eg, int fd, struct ev_handler *h, void (*fn) (struct ev
   return 0;
 }
 
+/* The transparent path's sockets, each optional; a name cache when any. */
+static int
+setup_transparent (struct egress *eg, agentrt_error_t *err)
+{
+  const struct egress_options *o = &eg->opt;
+  uint32_t seed = 0;
+
+  if ((o->transparent_fd >= 0 && check_listener (o->transparent_fd, "--transparent-fd", err) < 0)
+      || (o->transparent6_fd >= 0
+          && check_listener (o->transparent6_fd, "--transparent6-fd", err) < 0)
+      || (o->dns_tcp_fd >= 0 && check_listener (o->dns_tcp_fd, "--dns-tcp-fd", err) < 0)
+      || (o->dns_tcp6_fd >= 0 && check_listener (o->dns_tcp6_fd, "--dns-tcp6-fd", err) < 0)
+      || (o->dns_udp_fd >= 0 && check_udp (o->dns_udp_fd, "--dns-udp-fd", err) < 0)
+      || (o->dns_udp6_fd >= 0 && check_udp (o->dns_udp6_fd, "--dns-udp6-fd", err) < 0))
+    return -1;
+  if (o->transparent_fd < 0 && o->transparent6_fd < 0 && o->dns_udp_fd < 0
+      && o->dns_tcp_fd < 0 && o->dns_udp6_fd < 0 && o->dns_tcp6_fd < 0)
+    return 0;
+  if (getrandom (&seed, sizeof (seed), 0) != sizeof (seed))
+    return agentrt_error (err, errno, "getrandom");
+  eg->names = namecache_new (o->dns_cache_entries, NAMECACHE_DEFAULT_BYTES, seed);
+  if ((o->transparent_fd >= 0
+       && watch_fd (eg, o->transparent_fd, &eg->transparent_ev, transparent_listener_event,
+                    "transparent listener", err) < 0)
+      || (o->transparent6_fd >= 0
+          && watch_fd (eg, o->transparent6_fd, &eg->transparent6_ev,
+                       transparent6_listener_event, "transparent IPv6 listener", err) < 0))
+    return -1;
+  return stub_setup (eg, err);
+}
+
 /* Closes every inherited fd above stderr that the contract does not name:
  * a stray directory or socket fd from the runtime must not reach the
  * sandbox (Landlock does not restrict fds opened before it). */
 static void
 close_other_fds (const struct egress_options *o)
 {
-  int keep[] = { o->http_fd, o->socks_fd, o->init_pidfd, o->audit_fd, o->resolv_fd, o->hosts_fd };
+  int keep[] = { o->http_fd, o->socks_fd, o->init_pidfd, o->audit_fd, o->resolv_fd, o->hosts_fd,
+                 o->transparent_fd, o->transparent6_fd, o->dns_udp_fd, o->dns_tcp_fd,
+                 o->dns_udp6_fd, o->dns_tcp6_fd };
   size_t n = sizeof (keep) / sizeof (*keep);
   unsigned next = 3;
 
@@ -335,7 +437,8 @@ setup (struct egress *eg, agentrt_error_t *err)
       || watch_fd (eg, eg->opt.socks_fd, &eg->socks_ev, socks_listener_event, "socks listener",
                    err) < 0
       || watch_fd (eg, eg->opt.init_pidfd, &eg->pidfd_ev, pidfd_event, "init pidfd", err) < 0
-      || watch_fd (eg, eg->sigfd, &eg->signal_ev, signal_event, "signalfd", err) < 0)
+      || watch_fd (eg, eg->sigfd, &eg->signal_ev, signal_event, "signalfd", err) < 0
+      || setup_transparent (eg, err) < 0)
     return -1;
   eg->pipe_size = PIPE_SIZE;
   poll_window_init (&eg->poll, eg->opt.busy_poll_us);
@@ -377,7 +480,8 @@ run (struct egress *eg)
   eg->now_ms = egress_now_ms ();
   while (!eg->stop)
     {
-      int timeout = (eg->nconns || eg->dns_pending || eg->idle_since_ms) ? TICK_MS : -1;
+      int timeout = (eg->nconns || eg->dns_pending || eg->idle_since_ms || stub_busy (eg))
+                      ? TICK_MS : -1;
       int n = wait_events (eg, events, timeout);
 
       for (int i = 0; i < n && !eg->stop; i++)
@@ -407,11 +511,17 @@ main (int argc, char **argv)
   if (setup (&eg, &err) < 0)
     {
       fprintf (stderr, "agentrt-egress: %s\n", err->msg);
+      stub_free (&eg);
+      namecache_free (eg.names);
       allowlist_free (eg.allow); /* parsed before a later step failed */
       free (eg.hosts);
       return 1;
     }
   run (&eg);
+  stub_free (&eg);
+  while (eg.resolves)
+    resolve_cancel (eg.resolves);
+  namecache_free (eg.names);
   pipes_free (&eg);
   allowlist_free (eg.allow);
   free (eg.hosts);

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "allowlist.h"
+#include "dns.h"
 #include "http_parse.h"
 #include "nameconf.h"
 #include "netaddr.h"
@@ -33,6 +34,9 @@ struct egress_options
   const char *id;
   const char *allow;
   int http_fd, socks_fd, init_pidfd, audit_fd, resolv_fd, hosts_fd;
+  /* The transparent path (all optional, -1 when absent). */
+  int transparent_fd, transparent6_fd, dns_udp_fd, dns_tcp_fd, dns_udp6_fd, dns_tcp6_fd;
+  unsigned dns_cache_entries;
   uid_t uid;
   gid_t gid;
   unsigned idle_timeout_s, handshake_timeout_s, max_conns, busy_poll_us;
@@ -47,6 +51,9 @@ struct pipe_pair
 };
 
 struct conn;
+struct resolve_result;
+struct namecache;
+struct stub;
 
 struct egress
 {
@@ -56,6 +63,7 @@ struct egress
   struct resolv_conf rc;
   char *hosts;
   size_t hosts_len;
+  struct resolve *resolves; /* lookups under way */
   struct conn *conns;     /* open connections */
   struct conn *graveyard; /* closed during this loop iteration */
   unsigned nconns;
@@ -67,7 +75,9 @@ struct egress
   uint64_t now_ms;
   uint64_t idle_since_ms; /* no connection since then; 0 once trimmed */
   bool stop, listeners_paused;
-  struct ev_handler http_ev, socks_ev, pidfd_ev, signal_ev;
+  struct ev_handler http_ev, socks_ev, pidfd_ev, signal_ev, transparent_ev, transparent6_ev;
+  struct namecache *names; /* what the DNS stub answered */
+  struct stub *stub;       /* the DNS stub, when it has sockets */
 };
 
 struct endpoint
@@ -115,6 +125,7 @@ enum conn_kind
 {
   KIND_HTTP,
   KIND_SOCKS5,
+  KIND_TRANSPARENT,
 };
 
 enum conn_phase
@@ -134,7 +145,8 @@ struct conn
   struct egress *eg;
   enum conn_kind kind;
   enum conn_phase phase;
-  const char *proto; /* audit: "http", "connect", "socks5" */
+  const char *proto; /* audit: "http", "connect", "socks5", "tcp" */
+  const char *via;   /* audit: how the name was learned; NULL: "proxy" */
   struct endpoint client, upstream;
   struct flow up, down; /* client -> upstream, upstream -> client */
   bool dead, repump, in_pump;
@@ -154,6 +166,10 @@ struct conn
   uint64_t start_ms, last_ms, deadline_ms;
   uint64_t bytes_up, bytes_down;
   uint64_t discarded; /* input thrown away after a refusal */
+
+  /* Transparent path: the original destination is addrs[0]:port. */
+  int tp_family;
+  int tp_state;
 
   /* HTTP forward-proxy state. */
   int req_state, resp_state;
@@ -176,6 +192,10 @@ void conn_timers (struct egress *eg);
 void conn_reap (struct egress *eg);
 void conn_close_all (struct egress *eg);
 void conn_record_start (struct conn *c);
+/* The address policy over c->addrs[0..naddrs), then connects to them. */
+void conn_check_and_connect (struct conn *c);
+/* Records the outcome and resets the client connection. */
+void conn_refuse (struct conn *c, const char *decision, const char *reason);
 
 /* relay.c */
 void flow_init (struct flow *f, struct endpoint *src, struct endpoint *dst,
@@ -203,14 +223,50 @@ enum inspect_result socks_inspect_down (struct conn *c, struct flow *f);
 void socks_upstream_ready (struct conn *c);
 void socks_deny (struct conn *c, uint8_t code, const char *decision, const char *reason);
 
+/* transparent.c */
+void transparent_start (struct conn *c);
+enum inspect_result transparent_inspect_up (struct conn *c, struct flow *f);
+enum inspect_result transparent_inspect_down (struct conn *c, struct flow *f);
+void transparent_upstream_ready (struct conn *c);
+void transparent_resolved (struct conn *c, const struct resolve_result *res);
+
+/* stub.c: the DNS stub on --dns-*-fd */
+int stub_setup (struct egress *eg, agentrt_error_t *err);
+void stub_tick (struct egress *eg);
+/* Has the stub TCP connections whose timeouts need the tick? */
+bool stub_busy (const struct egress *eg);
+void stub_free (struct egress *eg);
+/* Is the allowlist willing to name name (a host name) on some port? */
+bool stub_name_allowed (struct egress *eg, const char *name);
+
 /* resolver.c */
+#define RESOLVE_HOSTS_TTL 60 /* the TTL of an answer from the hosts file */
+struct resolve_result
+{
+  struct netaddr addrs[EGRESS_MAX_ADDRS]; /* IPv4 first */
+  size_t n;
+  enum dns_result result[2]; /* A, AAAA: DNS_OK, DNS_NODATA, DNS_NXDOMAIN, DNS_FAIL */
+  uint32_t ttl[2];           /* for DNS_OK */
+  const char *failure;       /* no address: "nxdomain" or "resolve-failed" */
+};
+typedef void (*resolve_fn) (void *owner, const struct resolve_result *res);
+/* Looks name up (hosts data, then A and AAAA over DNS).  Returns 1 when it
+ * answered at once (fn was called), 0 when the lookup is under way (*out;
+ * fn will be called once, after which the lookup is gone), -1 when it
+ * could not start (fn not called). */
+int resolve_start (struct egress *eg, const char *name, resolve_fn fn, void *owner,
+                   struct resolve **out);
+void resolve_cancel (struct resolve *r);
+/* Retries or gives up queries whose time is up. */
+void resolve_tick (struct egress *eg);
+/* A connection's lookup (conn.c): conn_resolved when done. */
 int resolver_start (struct conn *c, const char *name);
 void resolver_cancel (struct conn *c);
-/* Retries or gives up queries whose time is up. */
-void resolver_tick (struct conn *c);
 
 /* audit.c */
 void audit_write (struct conn *c);
+void audit_dns (struct egress *eg, const char *proto, const char *name, const char *type,
+                const char *decision, const char *reason, size_t answers, uint32_t ttl);
 
 /* Monotonic milliseconds. */
 uint64_t egress_now_ms (void);

@@ -8,9 +8,12 @@ noinst_LIBRARIES += libegress.a
 libegress_a_SOURCES = \
 	runtime/egress/allowlist.c runtime/egress/allowlist.h \
 	runtime/egress/dns.c runtime/egress/dns.h \
+	runtime/egress/dns_stub.c runtime/egress/dns_stub.h \
 	runtime/egress/http_parse.c runtime/egress/http_parse.h \
+	runtime/egress/namecache.c runtime/egress/namecache.h \
 	runtime/egress/nameconf.c runtime/egress/nameconf.h \
 	runtime/egress/netaddr.c runtime/egress/netaddr.h \
+	runtime/egress/peek.c runtime/egress/peek.h \
 	runtime/egress/poll_window.c runtime/egress/poll_window.h \
 	runtime/egress/public_suffix.c runtime/egress/public_suffix.h \
 	runtime/egress/punycode.c runtime/egress/punycode.h \
@@ -53,7 +56,9 @@ agentrt_egress_SOURCES = \
 	runtime/egress/proxy_socks.c \
 	runtime/egress/relay.c \
 	runtime/egress/resolver.c \
-	runtime/egress/selftest.c runtime/egress/selftest.h
+	runtime/egress/selftest.c runtime/egress/selftest.h \
+	runtime/egress/stub.c \
+	runtime/egress/transparent.c
 agentrt_egress_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
 agentrt_egress_LDFLAGS = $(AM_LDFLAGS) $(EGRESS_LDFLAGS)
 agentrt_egress_LDADD = libegress.a liboci.a libcommon.a $(SECCOMP_LIBS)

@@ -25,8 +25,6 @@
 
 #define container_of(p, type, member) ((type *) ((char *) (p) - offsetof (type, member)))
 
-struct resolve;
-
 struct dns_query
 {
   struct resolve *r;
@@ -37,13 +35,17 @@ struct dns_query
   uint64_t deadline_ms;
   bool done, last_chance;
   enum dns_result result;
+  uint32_t ttl;
   struct netaddr addrs[EGRESS_MAX_ADDRS];
   size_t n;
 };
 
 struct resolve
 {
-  struct conn *c;
+  struct egress *eg;
+  struct resolve *prev, *next; /* eg->resolves */
+  resolve_fn fn;
+  void *owner;
   char name[HOST_NAME_MAX_LEN + 1];
   struct dns_query q[2];
 };
@@ -59,24 +61,25 @@ query_close (struct egress *eg, struct dns_query *q)
     }
 }
 
-static void
-resolve_free (struct egress *eg, struct resolve *r)
+void
+resolve_cancel (struct resolve *r)
 {
+  struct egress *eg;
+
+  if (r == NULL)
+    return;
+  eg = r->eg;
   query_close (eg, &r->q[0]);
   query_close (eg, &r->q[1]);
+  if (r->prev)
+    r->prev->next = r->next;
+  else
+    eg->resolves = r->next;
+  if (r->next)
+    r->next->prev = r->prev;
   free (r);
   eg->dns_pending--;
 }
-
-void
-resolver_cancel (struct conn *c)
-{
-  if (c->dns == NULL)
-    return;
-  resolve_free (c->eg, c->dns);
-  c->dns = NULL;
-}
-
 /* Sends the query to the server for this try; false if none is left or
  * the socket cannot be made. */
 static bool
@@ -111,33 +114,34 @@ query_send (struct egress *eg, struct dns_query *q)
   return true;
 }
 
-/* Both queries are done: hand the addresses (IPv4 first) to the
- * connection. */
+/* Both queries are done: hand the addresses (IPv4 first) to the owner. */
 static void
 resolve_finish (struct resolve *r)
 {
-  struct conn *c = r->c;
-  struct netaddr addrs[EGRESS_MAX_ADDRS];
-  size_t n = 0;
+  struct resolve_result res = { .n = 0 };
+  resolve_fn fn = r->fn;
+  void *owner = r->owner;
   bool absent = true;
 
   for (int i = 0; i < 2; i++)
     {
-      for (size_t k = 0; k < r->q[i].n && n < EGRESS_MAX_ADDRS; k++)
-        addrs[n++] = r->q[i].addrs[k];
+      for (size_t k = 0; k < r->q[i].n && res.n < EGRESS_MAX_ADDRS; k++)
+        res.addrs[res.n++] = r->q[i].addrs[k];
+      res.result[i] = r->q[i].result;
+      res.ttl[i] = r->q[i].ttl;
       absent = absent && (r->q[i].result == DNS_NXDOMAIN || r->q[i].result == DNS_NODATA);
     }
-  resolver_cancel (c);
-  if (n)
-    conn_resolved (c, addrs, n, NULL);
-  else
-    conn_resolved (c, NULL, 0, absent ? "nxdomain" : "resolve-failed");
+  if (res.n == 0)
+    res.failure = absent ? "nxdomain" : "resolve-failed";
+  resolve_cancel (r);
+  fn (owner, &res);
 }
 
-static void
+/* Returns false when that finished (and freed) the lookup. */
+static bool
 query_done (struct resolve *r, struct dns_query *q, enum dns_result result)
 {
-  struct egress *eg = r->c->eg;
+  struct egress *eg = r->eg;
   struct dns_query *other = q == &r->q[0] ? &r->q[1] : &r->q[0];
 
   q->done = true;
@@ -148,17 +152,20 @@ query_done (struct resolve *r, struct dns_query *q, enum dns_result result)
       if (result == DNS_OK && eg->now_ms + DNS_GRACE_MS < other->deadline_ms)
         other->deadline_ms = eg->now_ms + DNS_GRACE_MS;
       other->last_chance = other->last_chance || result == DNS_OK;
-      return;
+      return true;
     }
   resolve_finish (r);
+  return false;
 }
 
-/* A failed try: the next server, or give up. */
-static void
+/* A failed try: the next server, or give up.  False when that finished
+ * the lookup. */
+static bool
 query_retry (struct resolve *r, struct dns_query *q)
 {
-  if (q->last_chance || !query_send (r->c->eg, q))
-    query_done (r, q, DNS_FAIL);
+  if (q->last_chance || !query_send (r->eg, q))
+    return query_done (r, q, DNS_FAIL);
+  return true;
 }
 
 static void
@@ -182,7 +189,7 @@ query_event (struct ev_handler *h, uint32_t events)
           return;
         }
       res = dns_parse_response (msg, (size_t) len, q->id, r->name, q->qtype, q->addrs,
-                                EGRESS_MAX_ADDRS, &q->n);
+                                EGRESS_MAX_ADDRS, &q->n, &q->ttl);
       if (res == DNS_IGNORE)
         continue;
       if (res == DNS_FAIL)
@@ -194,22 +201,36 @@ query_event (struct ev_handler *h, uint32_t events)
 }
 
 int
-resolver_start (struct conn *c, const char *name)
+resolve_start (struct egress *eg, const char *name, resolve_fn fn, void *owner,
+               struct resolve **out)
 {
-  struct egress *eg = c->eg;
-  struct netaddr addrs[EGRESS_MAX_ADDRS];
-  size_t n = hosts_lookup (eg->hosts, eg->hosts_len, name, addrs, EGRESS_MAX_ADDRS);
+  struct resolve_result res = { .n = 0 };
   struct resolve *r;
 
-  if (n)
+  *out = NULL;
+  res.n = hosts_lookup (eg->hosts, eg->hosts_len, name, res.addrs, EGRESS_MAX_ADDRS);
+  if (res.n)
     {
-      conn_resolved (c, addrs, n, NULL);
-      return 0;
+      for (size_t i = 0; i < res.n; i++)
+        res.result[res.addrs[i].family == AF_INET6] = DNS_OK;
+      for (int i = 0; i < 2; i++)
+        {
+          if (res.result[i] != DNS_OK)
+            res.result[i] = DNS_NODATA;
+          res.ttl[i] = RESOLVE_HOSTS_TTL;
+        }
+      fn (owner, &res);
+      return 1;
     }
   r = xzalloc (sizeof (*r));
-  r->c = c;
+  r->eg = eg;
+  r->fn = fn;
+  r->owner = owner;
   strcpy (r->name, name);
-  c->dns = r;
+  r->next = eg->resolves;
+  if (eg->resolves)
+    eg->resolves->prev = r;
+  eg->resolves = r;
   eg->dns_pending++;
   for (int i = 0; i < 2; i++)
     {
@@ -221,25 +242,31 @@ resolver_start (struct conn *c, const char *name)
   for (int i = 0; i < 2; i++)
     if (!query_send (eg, &r->q[i]))
       {
-        resolver_cancel (c);
+        resolve_cancel (r);
         return -1;
       }
+  *out = r;
   return 0;
 }
 
 void
-resolver_tick (struct conn *c)
+resolve_tick (struct egress *eg)
 {
-  struct resolve *r = c->dns;
+  struct resolve *r = eg->resolves;
 
-  for (int i = 0; r && i < 2; i++)
+  while (r)
     {
-      struct dns_query *q = &r->q[i];
+      struct resolve *next = r->next;
 
-      if (!q->done && c->eg->now_ms >= q->deadline_ms)
+      for (int i = 0; i < 2; i++)
         {
-          query_retry (r, q);
-          r = c->dns; /* gone if that finished the lookup */
+          struct dns_query *q = &r->q[i];
+
+          /* Finishing the lookup frees r (and only r: an owner cancels
+           * no other lookup from its callback). */
+          if (!q->done && eg->now_ms >= q->deadline_ms && !query_retry (r, q))
+            break;
         }
+      r = next;
     }
 }

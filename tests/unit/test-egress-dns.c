@@ -61,7 +61,9 @@ static enum dns_result
 parse (const struct msg *m, uint16_t id, const char *name, uint16_t qtype,
        struct netaddr *out, size_t *n)
 {
-  return dns_parse_response (m->b, m->n, id, name, qtype, out, 8, n);
+  uint32_t ttl;
+
+  return dns_parse_response (m->b, m->n, id, name, qtype, out, 8, n, &ttl);
 }
 
 static void
@@ -84,7 +86,9 @@ test_not_ours (void)
   /* Every truncation of a good answer is refused or ignored, never read past. */
   for (size_t i = 0; i < m.n; i++)
     {
-      enum dns_result r = dns_parse_response (m.b, i, 0x1234, "example.com", DNS_TYPE_A, out, 8, &n);
+      uint32_t ttl;
+      enum dns_result r = dns_parse_response (m.b, i, 0x1234, "example.com", DNS_TYPE_A, out, 8,
+                                              &n, &ttl);
       CHECK (r == DNS_IGNORE || r == DNS_FAIL);
     }
 }
