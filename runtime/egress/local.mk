@@ -25,6 +25,8 @@ EGRESS_UNIT_LDADD = libegress.a libcommon.a
 check_PROGRAMS += \
 	tests/unit/test-egress-allowlist \
 	tests/unit/test-egress-dns \
+	tests/unit/test-egress-dns-stub \
+	tests/unit/test-egress-peek \
 	tests/unit/test-egress-http \
 	tests/unit/test-egress-netaddr \
 	tests/unit/test-egress-poll \
@@ -33,6 +35,8 @@ check_PROGRAMS += \
 TESTS += \
 	tests/unit/test-egress-allowlist \
 	tests/unit/test-egress-dns \
+	tests/unit/test-egress-dns-stub \
+	tests/unit/test-egress-peek \
 	tests/unit/test-egress-http \
 	tests/unit/test-egress-netaddr \
 	tests/unit/test-egress-poll \
@@ -40,6 +44,8 @@ TESTS += \
 	tests/unit/test-egress-socks5
 tests_unit_test_egress_allowlist_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_dns_LDADD = $(EGRESS_UNIT_LDADD)
+tests_unit_test_egress_dns_stub_LDADD = $(EGRESS_UNIT_LDADD)
+tests_unit_test_egress_peek_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_http_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_netaddr_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_poll_LDADD = $(EGRESS_UNIT_LDADD)
@@ -70,5 +76,8 @@ TESTS += tests/egress/run.sh
 EXTRA_DIST += docs/egress.md \
 	tests/egress/run.sh tests/egress/launch.py tests/egress/server.py \
 	tests/egress/client.py tests/egress/dns_server.py \
+	tests/egress/packages \
 	tests/fuzz/fuzz-http.c tests/fuzz/fuzz-socks5.c tests/fuzz/fuzz-allowlist.c \
-	tests/fuzz/corpus/http tests/fuzz/corpus/socks5 tests/fuzz/corpus/allowlist
+	tests/fuzz/fuzz-peek.c tests/fuzz/fuzz-dns-query.c \
+	tests/fuzz/corpus/http tests/fuzz/corpus/socks5 tests/fuzz/corpus/allowlist \
+	tests/fuzz/corpus/peek tests/fuzz/corpus/dns-query

@@ -250,11 +250,6 @@ transparent_resolved (struct conn *c, const struct resolve_result *res)
       conn_refuse (c, "deny", res->failure);
       return;
     }
-  if (c->eg->names)
-    for (int fam = 0; fam < 2; fam++)
-      if (res->result[fam] == DNS_OK)
-        namecache_put (c->eg->names, c->host.name, fam ? AF_INET6 : AF_INET, DNS_OK,
-                       res->addrs, res->n, res->ttl[fam], c->eg->now_ms);
   for (size_t i = 0; i < res->n; i++)
     {
       enum addr_class cls = netaddr_classify (&res->addrs[i]);
@@ -272,6 +267,12 @@ transparent_resolved (struct conn *c, const struct resolve_result *res)
       conn_refuse (c, "deny", "address-mismatch");
       return;
     }
+  /* The sidecar's own answer, checked: later connections to the address
+   * find the name without a lookup. */
+  for (int fam = 0; fam < 2; fam++)
+    if (res->result[fam] == DNS_OK)
+      namecache_put (c->eg->names, c->host.name, fam ? AF_INET6 : AF_INET, DNS_OK, res->addrs,
+                     res->n, res->ttl[fam], c->eg->now_ms);
   c->tp_state = TP_PASS;
   c->addrs[0] = orig;
   c->naddrs = 1;

@@ -17,6 +17,25 @@
   client.py garbage HTTP_PORT SOCKS_PORT SECONDS
                                   sends mutated requests (random bytes,
                                   cuts, byte-at-a-time, resets) for SECONDS
+The transparent path's clients ignore every proxy: they resolve through
+whatever DNS server they are told (the agent's rules send the query to the
+stub whatever the address) and connect straight to the address:
+  client.py dns SERVER NAME TYPE [tcp]
+                                  one query (TYPE A, AAAA, TXT... or a
+                                  number; `garbage` sends malformed ones);
+                                  prints "rcode R tc T answers A,B ttl T"
+  client.py resolve SERVER NAME   the first A address, or "none rcode R"
+  client.py send ADDR PORT DATA   connects, sends DATA (escapes allowed),
+                                  prints the reply's first line, "echo"
+                                  when the reply is DATA itself, "reset"
+                                  or "closed"
+  client.py tls ADDR PORT SNI     sends a real ClientHello naming SNI
+                                  (the echo server returns it): "echo",
+                                  "reset" or "closed"
+  client.py banner ADDR PORT      connects and sends nothing: prints the
+                                  server's first line, "reset" or "closed"
+  client.py wait ADDR PORT        connects and sends nothing: prints how
+                                  long until the connection was closed
 """
 import random
 import socket
@@ -161,8 +180,162 @@ def mute(rest):
     return [b""] if rest == ["mute"] else []
 
 
+TYPES = {"A": 1, "NS": 2, "CNAME": 5, "MX": 15, "TXT": 16, "AAAA": 28, "HTTPS": 65}
+
+
+def dns_query(name, qtype, qid=0x4242):
+    q = struct.pack("!HHHHHH", qid, 0x0100, 1, 0, 0, 0)
+    for label in name.split("."):
+        q += bytes([len(label)]) + label.encode()
+    return q + b"\0" + struct.pack("!HH", qtype, 1)
+
+
+def dns_exchange(server, msg, tcp):
+    fam = socket.AF_INET6 if ":" in server else socket.AF_INET
+    if tcp:
+        s = socket.create_connection((server, 53), timeout=5)
+        s.sendall(struct.pack("!H", len(msg)) + msg)
+        data = b""
+        while len(data) < 2 or len(data) < 2 + struct.unpack("!H", data[:2])[0]:
+            b = s.recv(4096)
+            if not b:
+                break
+            data += b
+        return data[2:]
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.settimeout(5)
+    s.connect((server, 53))
+    s.send(msg)
+    return s.recv(4096)
+
+
+def dns_answers(reply):
+    """rcode, tc, [(address, ttl)] of an answer (owner: a pointer)."""
+    qid, flags, qd, an = struct.unpack("!HHHH", reply[:8])
+    pos = 12
+    for _ in range(qd):
+        while reply[pos]:
+            pos += 1 + reply[pos]
+        pos += 5
+    out = []
+    for _ in range(an):
+        pos += 2  # the owner: a pointer to the question
+        rtype, _, ttl, rdlen = struct.unpack("!HHIH", reply[pos:pos + 10])
+        rdata = reply[pos + 10:pos + 10 + rdlen]
+        fam = socket.AF_INET if rtype == 1 else socket.AF_INET6
+        out.append((socket.inet_ntop(fam, rdata), ttl))
+        pos += 10 + rdlen
+    return flags & 0xF, (flags >> 9) & 1, out
+
+
+def dns(server, name, qtype, tcp):
+    if qtype == "garbage":
+        # malformed queries: each must get FORMERR/NOTIMP or nothing, and
+        # the stub must still answer the good one that follows
+        for bad in [b"\0" * 5, dns_query(name, 1)[:-3], b"\x12\x34\x01\x00\x00\x01" + b"\0" * 6
+                    + b"\xc0\x0c\x00\x01\x00\x01", b"\x12\x34\x79\x00" + b"\0" * 8,
+                    bytes(random.getrandbits(8) for _ in range(300))]:
+            try:
+                dns_exchange(server, bad, tcp)
+            except (socket.timeout, OSError):
+                pass
+        qtype = "A"
+    t = TYPES.get(qtype) or int(qtype)
+    rcode, tc, answers = dns_answers(dns_exchange(server, dns_query(name, t), tcp))
+    print("rcode %d tc %d answers %s ttl %s" % (rcode, tc, ",".join(a for a, _ in answers) or "-",
+                                                 min((t for _, t in answers), default="-")))
+
+
+def resolve(server, name):
+    rcode, _, answers = dns_answers(dns_exchange(server, dns_query(name, 1), False))
+    print(answers[0][0] if answers else "none rcode %d" % rcode)
+
+
+def outcome(s, sent):
+    s.settimeout(5)
+    data = b""
+    try:
+        while len(data) < max(len(sent), 1) and b"\n" not in data:
+            b = s.recv(65536)
+            if not b:
+                break
+            data += b
+    except ConnectionResetError:
+        return "reset"
+    except socket.timeout:
+        pass
+    if sent and data == sent:
+        return "echo"
+    if not data:
+        return "closed"
+    return data.split(b"\r\n")[0].decode("latin-1")
+
+
+def send(addr, port, data):
+    s = socket.create_connection((addr, port), timeout=5)
+    raw_bytes = data.encode("latin-1").decode("unicode_escape").encode("latin-1")
+    try:
+        s.sendall(raw_bytes)
+    except (ConnectionResetError, BrokenPipeError):
+        print("reset")  # refused before it could send
+        return
+    print(outcome(s, raw_bytes if not raw_bytes.startswith(b"GET ") else b""))
+
+
+def tls(addr, port, sni):
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    inc, outg = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = ctx.wrap_bio(inc, outg, server_hostname=sni)
+    try:
+        obj.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    hello = outg.read()
+    s = socket.create_connection((addr, port), timeout=5)
+    try:
+        s.sendall(hello)
+    except (ConnectionResetError, BrokenPipeError):
+        print("reset")
+        return
+    print(outcome(s, hello))
+
+
+def banner(addr, port):
+    s = socket.create_connection((addr, port), timeout=5)
+    print(outcome(s, b""))
+
+
+def wait(addr, port):
+    s = socket.create_connection((addr, port), timeout=30)
+    start = time.monotonic()
+    try:
+        s.recv(1)
+    except OSError:
+        pass
+    print("closed after %d s" % round(time.monotonic() - start))
+
+
 def main():
-    mode, port = sys.argv[1], int(sys.argv[2])
+    mode = sys.argv[1]
+    if mode in ("dns", "resolve", "send", "tls", "banner", "wait"):
+        args = sys.argv[2:]
+        if mode == "dns":
+            dns(args[0], args[1], args[2], args[3:] == ["tcp"])
+        elif mode == "resolve":
+            resolve(args[0], args[1])
+        elif mode == "send":
+            send(args[0], int(args[1]), args[2])
+        elif mode == "tls":
+            tls(args[0], int(args[1]), args[2])
+        elif mode == "banner":
+            banner(args[0], int(args[1]))
+        else:
+            wait(args[0], int(args[1]))
+        return
+    port = int(sys.argv[2])
     if mode == "raw":
         raw(port, sys.argv[3])
     elif mode == "socks":

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A tiny authoritative DNS responder for tests/egress/run.sh:
-  dns_server.py ADDR NAME=IP [NAME=IP...]
-answers A (and AAAA for IPv6 values) for the listed names, NODATA for the
-other type, nothing at all for names starting with "drop", NXDOMAIN for
-anything else.  Logs each question to stderr so
+  dns_server.py ADDR NAME=IP[@TTL] [NAME=IP[@TTL]...]
+answers A (and AAAA for IPv6 values) for the listed names (TTL 60 unless
+given; NAME `*.zone` answers every name under zone), NODATA for the other
+type, nothing at all for names starting with "drop", NXDOMAIN for anything
+else.  Logs each question to stderr so
 the test can check what the proxy asked."""
 import socket
 import struct
@@ -24,7 +25,8 @@ def main():
     table = {}
     for item in sys.argv[2:]:
         name, ip = item.split("=", 1)
-        table.setdefault(name.lower(), []).append(ip)
+        ip, _, ttl = ip.partition("@")
+        table.setdefault(name.lower(), []).append((ip, int(ttl or 60)))
     s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((addr, 53))
     while True:
@@ -38,12 +40,13 @@ def main():
         answers = []
         if name.startswith("drop"):
             continue
-        if name in table:
-            for ip in table[name]:
+        key = name if name in table else "*." + name.partition(".")[2]
+        if key in table:
+            for ip, ttl in table[key]:
                 fam = socket.AF_INET6 if ":" in ip else socket.AF_INET
                 if (qtype == 1 and fam == socket.AF_INET) or (qtype == 28 and fam == socket.AF_INET6):
                     rdata = socket.inet_pton(fam, ip)
-                    answers.append(struct.pack("!HHHIH", 0xC00C, qtype, 1, 60, len(rdata)) + rdata)
+                    answers.append(struct.pack("!HHHIH", 0xC00C, qtype, 1, ttl, len(rdata)) + rdata)
             rcode = 0
         else:
             rcode = 3

@@ -3,7 +3,19 @@
 listening sockets created inside a network namespace (--listen-netns, a
 name under /run/netns, or the current one), the proxy itself exec'd in the
 current namespace with the fds inherited, a pidfd of the watched process,
-an audit file opened O_APPEND.  Extra arguments go to the proxy."""
+an audit file opened O_APPEND.  Extra arguments go to the proxy.
+
+With --transparent-port P and --dns-stub it also creates the transparent
+path's sockets there, as the runtime does (docs/egress.md, Command-line
+contract): listening TCP sockets on 127.0.0.1:P and [::1]:P, a UDP socket
+and a listening TCP socket on 127.0.0.1:53 and [::1]:53.  With --redirect
+it sets that namespace up the way the runtime's half of issue 14 does, here
+with the `ip` and `nft` commands: a default route out of a device that
+leads nowhere (a veth pair whose both ends stay in the namespace: some
+kernels have no dummy device) and nftables rules that REDIRECT every DNS
+query (UDP and TCP port 53, any address) to the stub and every other TCP
+connection to a non-loopback address to the transparent listener."""
+import subprocess
 import argparse
 import ctypes
 import os
@@ -20,7 +32,8 @@ def setns(fd):
         raise OSError(err, os.strerror(err))
 
 
-def listeners(netns, addr, ports):
+def listeners(netns, specs):
+    """specs: (address, port, type); sockets made inside netns."""
     own = os.open("/proc/self/ns/net", os.O_RDONLY)
     if netns:
         target = os.open("/run/netns/" + netns, os.O_RDONLY)
@@ -28,17 +41,43 @@ def listeners(netns, addr, ports):
         os.close(target)
     try:
         socks = []
-        for port in ports:
+        for addr, port, kind in specs:
             fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
-            s = socket.socket(fam, socket.SOCK_STREAM)
+            s = socket.socket(fam, kind)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             s.bind((addr, port))
-            s.listen(512)
+            if kind == socket.SOCK_STREAM:
+                s.listen(512)
             socks.append(s)
         return socks
     finally:
         setns(own)
         os.close(own)
+
+
+RULES = """
+table inet agentrt-test {
+  chain output {
+    type nat hook output priority -100; policy accept;
+    oifname "lo" return
+    meta l4proto { tcp, udp } th dport 53 redirect to :53
+    meta l4proto tcp redirect to :%d
+  }
+}
+"""
+
+
+def redirect(netns, port):
+    def run(*cmd, stdin=None):
+        subprocess.run(["ip", "netns", "exec", netns] + list(cmd), input=stdin, check=True)
+    run("ip", "link", "add", "egr-nowhere", "type", "veth", "peer", "name", "egr-nowhere1")
+    for dev in ("egr-nowhere", "egr-nowhere1"):
+        run("ip", "link", "set", dev, "up")
+    run("ip", "addr", "add", "10.255.255.1/32", "dev", "egr-nowhere")
+    run("ip", "addr", "add", "fd00:ffff::1/128", "dev", "egr-nowhere", "nodad")
+    run("ip", "route", "add", "default", "dev", "egr-nowhere")
+    run("ip", "-6", "route", "add", "default", "dev", "egr-nowhere")
+    run("nft", "-f", "-", stdin=(RULES % port).encode())
 
 
 def main():
@@ -54,14 +93,27 @@ def main():
     p.add_argument("--resolv-conf")
     p.add_argument("--id", default="test")
     p.add_argument("--allow", default="")
+    p.add_argument("--transparent-port", type=int)
+    p.add_argument("--dns-stub", action="store_true")
+    p.add_argument("--redirect", action="store_true")
     args, extra = p.parse_known_args()
 
-    http, socks = listeners(args.listen_netns, args.listen_addr,
-                            [args.http_port, args.socks_port])
+    tcp, udp = socket.SOCK_STREAM, socket.SOCK_DGRAM
+    specs = [(args.listen_addr, args.http_port, tcp), (args.listen_addr, args.socks_port, tcp)]
+    names = ["--http-fd", "--socks-fd"]
+    if args.transparent_port:
+        specs += [("127.0.0.1", args.transparent_port, tcp), ("::1", args.transparent_port, tcp)]
+        names += ["--transparent-fd", "--transparent6-fd"]
+    if args.dns_stub:
+        specs += [("127.0.0.1", 53, udp), ("127.0.0.1", 53, tcp), ("::1", 53, udp), ("::1", 53, tcp)]
+        names += ["--dns-udp-fd", "--dns-tcp-fd", "--dns-udp6-fd", "--dns-tcp6-fd"]
+    socks = listeners(args.listen_netns, specs)
+    if args.redirect:
+        redirect(args.listen_netns, args.transparent_port)
     pidfd = os.pidfd_open(args.watch_pid)
     audit = os.open(args.audit, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    fds = {"--http-fd": http.fileno(), "--socks-fd": socks.fileno(),
-           "--init-pidfd": pidfd, "--audit-fd": audit}
+    fds = dict(zip(names, (s.fileno() for s in socks)))
+    fds.update({"--init-pidfd": pidfd, "--audit-fd": audit})
     if args.hosts:
         fds["--hosts-fd"] = os.open(args.hosts, os.O_RDONLY)
     if args.resolv_conf:

@@ -11,8 +11,12 @@
 # and a resolv.conf passed to the proxy by fd.  The "public" servers are on
 # 1.2.3/24 and 3ffe:db8::/64 (the documentation ranges are not public to
 # the proxy): real addresses, used only inside these namespaces, which
-# have no default route.  Everything created is removed on exit, whatever
-# happens.
+# have no default route.  A second agent namespace (AGENT2) is set up for
+# the transparent path as the runtime does it (tests/egress/launch.py
+# --redirect: a route to nowhere and nftables rules sending every TCP
+# connection and DNS query to the proxy); its programs ignore every proxy
+# and resolve through /etc/netns/AGENT2/resolv.conf.  Everything created is
+# removed on exit, whatever happens.
 # Exit status: 0 all passed, 1 a check failed, 77 skipped.
 set -u
 
@@ -23,12 +27,12 @@ PROXY=$(readlink -f "$PROXY")
 skip () { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
 [ -x "$PROXY" ] || skip "no agentrt-egress at $PROXY (pass its path)"
-for tool in ip python3 curl busybox; do
+for tool in ip python3 curl busybox nft; do
   command -v "$tool" >/dev/null || skip "$tool is not installed"
 done
 
 SUFFIX=$$
-OUT=egr-out-$SUFFIX SRV=egr-srv-$SUFFIX AGENT=egr-agent-$SUFFIX
+OUT=egr-out-$SUFFIX SRV=egr-srv-$SUFFIX AGENT=egr-agent-$SUFFIX AGENT2=egr-agent2-$SUFFIX
 T=$(mktemp -d /tmp/egress-e2e.XXXXXX)
 PIDS=()
 NETNS=()
@@ -38,7 +42,7 @@ cleanup () {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
   for ns in "${NETNS[@]}"; do ip netns del "$ns" 2>/dev/null; done
-  rm -rf "$T"
+  rm -rf "$T" "/etc/netns/$AGENT2"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -60,7 +64,7 @@ O () { ip netns exec "$OUT" "$@"; }
 bg () { "$@" & PIDS+=($!); }
 
 # --- the namespaces -------------------------------------------------------
-for ns in "$OUT" "$SRV" "$AGENT"; do
+for ns in "$OUT" "$SRV" "$AGENT" "$AGENT2"; do
   ip netns add "$ns" || exit 1
   NETNS+=("$ns")
   ip -n "$ns" link set lo up
@@ -94,11 +98,13 @@ bg env SERVER_NAME=priv-in ip netns exec "$SRV" python3 "$HERE/server.py" http 1
 bg env SERVER_NAME=priv-out ip netns exec "$SRV" python3 "$HERE/server.py" http 10.9.2.10 80
 bg env SERVER_NAME=bench ip netns exec "$SRV" python3 "$HERE/server.py" http 198.18.0.10 80
 bg env SERVER_NAME=doc ip netns exec "$SRV" python3 "$HERE/server.py" http 203.0.113.10 80
-bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 1.2.3.10 22
+bg ip netns exec "$SRV" python3 "$HERE/server.py" banner 1.2.3.10 22
+bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 1.2.3.11 443
 bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 1.2.3.10 443
 bg env SERVER_NAME=outer-loopback ip netns exec "$OUT" python3 "$HERE/server.py" http 127.0.0.1 80
 bg ip netns exec "$SRV" python3 "$HERE/dns_server.py" 1.2.3.53 dns.test=1.2.3.10 dns6.test=3ffe:db8::10 \
   rebind.test=127.0.0.1 meta-dns.test=169.254.169.254 mixed.test=1.2.3.10 mixed.test=10.0.0.1 \
+  ttl.test=1.2.3.10@2 '*.many.test=1.2.3.10' other-dns.test=1.2.3.11 \
   2>"$T/dns.log"
 
 cat >"$T/hosts" <<EOF
@@ -306,10 +312,11 @@ done
 sleep 0.5
 out=$(python3 - "$T/audit.log" <<'EOF'
 import json, sys
-keys = {"time", "event", "id", "proto", "host", "port", "addr", "decision", "reason",
+keys = {"time", "event", "id", "proto", "via", "host", "port", "addr", "decision", "reason",
         "bytes_up", "bytes_down", "duration_ms"}
 lines = [json.loads(l) for l in open(sys.argv[1])]
-bad = [l for l in lines if set(l) != keys or l["id"] != "e2e" or l["event"] != "egress"]
+bad = [l for l in lines if set(l) != keys or l["id"] != "e2e" or l["event"] != "egress"
+       or l["via"] != "proxy"]
 print("lines %d bad %d" % (len(lines), len(bad)))
 def has(**want):
     return any(all(l.get(k) == v for k, v in want.items()) for l in lines)
@@ -374,6 +381,179 @@ wait "$BROAD_PID"
 expect "broad proxy exits 0 on SIGTERM" "rc 0" "rc $?"
 if grep '"id":"e2e-broad"' "$T/audit.log" | grep -q '"reason":"address-metadata"'; then
   ok "audit: address-metadata"; else not_ok "audit: address-metadata"; fi
+
+
+# --- the transparent path -----------------------------------------------------
+# Programs in AGENT2 ignore proxies: the nftables rules send their TCP
+# connections and DNS queries to the proxy, which must learn each
+# connection's name (the stub's answers, SNI, Host) and judge it.
+A2 () { ip netns exec "$AGENT2" "$@"; }
+mkdir -p "/etc/netns/$AGENT2"
+printf 'nameserver 1.2.3.53\noptions timeout:2 attempts:1\n' >"/etc/netns/$AGENT2/resolv.conf"
+ALLOW_T='dns.test,web.test,other.test:8080,dns.test:22,ttl.test,*.many.test,rebind.test'
+ALLOW_T+=',mixed.test,1.2.3.11:443,other-dns.test:8443,web6.test,dns6.test'
+sleep 1000 & INIT_T=$!
+PIDS+=("$INIT_T")
+ip netns exec "$OUT" python3 "$HERE/launch.py" --proxy "$PROXY" --listen-netns "$AGENT2" \
+  --watch-pid "$INIT_T" --audit "$T/audit-t.log" --hosts "$T/hosts" --resolv-conf "$T/resolv.conf" \
+  --id e2e-t --allow "$ALLOW_T" --http-port 3128 --socks-port 1080 --transparent-port 15001 \
+  --dns-stub --redirect -- --handshake-timeout 2 --dns-cache-entries 8 2>>"$T/proxy.err" &
+TP_PID=$!
+PIDS+=("$TP_PID")
+wait_for A2 python3 "$HERE/client.py" resolve 1.2.3.53 web.test \
+  || { echo "transparent proxy did not start"; cat "$T/proxy.err"; exit 1; }
+# above stderr: 2 proxy listeners, 2 transparent, 2 DNS UDP, 2 DNS TCP,
+# the pidfd, the audit file, epoll, signalfd
+expect "transparent: proxy holds only its own fds" "<12 fds>" \
+  "<$(ls -l /proc/$TP_PID/fd | awk -v s="${SAN_LOG_DIR:-//}" '$9 > 2 && index($11, s) != 1' | wc -l) fds>"
+expect "transparent: still under seccomp" "Seccomp:	2" "$(grep '^Seccomp:' /proc/$TP_PID/status)"
+DNS=1.2.3.53
+# No stub answer yet for these addresses: the first bytes must name them,
+# and the name must resolve (by the sidecar) to the address.
+expect "raw IP with an allowed SNI reaches it" "echo" \
+  "$(A2 python3 "$HERE/client.py" tls 1.2.3.10 443 web.test)"
+expect "raw IP with an allowed Host reaches it" "200 OK" \
+  "$(A2 python3 "$HERE/client.py" send 1.2.3.10 80 'GET / HTTP/1.1\r\nHost: web.test\r\n\r\n')"
+expect "IPv6: raw IP with an allowed Host reaches it" "200 OK" \
+  "$(A2 python3 "$HERE/client.py" send 3ffe:db8::10 80 'GET / HTTP/1.1\r\nHost: web6.test\r\n\r\n')"
+expect "raw IP, Host not allowlisted: reset" "reset" \
+  "$(A2 python3 "$HERE/client.py" send 1.2.3.11 80 'GET / HTTP/1.1\r\nHost: other.test\r\n\r\n')"
+expect "raw IP, Host naming an allowed name elsewhere: reset" "reset" \
+  "$(A2 python3 "$HERE/client.py" send 1.2.3.11 80 'GET / HTTP/1.1\r\nHost: web.test\r\n\r\n')"
+expect "raw IP, Host of an allowed name that resolves to loopback: reset" "reset" \
+  "$(A2 python3 "$HERE/client.py" send 1.2.3.11 80 'GET / HTTP/1.1\r\nHost: rebind.test\r\n\r\n')"
+expect "raw IP, no name at all (not TLS, not HTTP): reset" "reset" \
+  "$(A2 python3 "$HERE/client.py" send 1.2.3.11 80 'hello\r\n')"
+expect "raw IP listed as an IP entry: relayed whatever it carries" "echo" \
+  "$(A2 python3 "$HERE/client.py" send 1.2.3.11 443 'hello\r\n')"
+expect "raw IP, client silent: closed after the handshake timeout" "closed after 2 s" \
+  "$(A2 python3 "$HERE/client.py" wait 1.2.3.11 80)"
+
+# The stub.
+expect "stub: allowlisted name, A" "rcode 0 tc 0 answers 1.2.3.10 ttl 60" \
+  "$(A2 python3 "$HERE/client.py" dns $DNS dns.test A)"
+expect "stub: allowlisted name, AAAA" "rcode 0 tc 0 answers 3ffe:db8::10" \
+  "$(A2 python3 "$HERE/client.py" dns 9.9.9.9 dns6.test AAAA)"
+expect "stub: any server address reaches the stub" "answers 1.2.3.10" \
+  "$(A2 python3 "$HERE/client.py" dns 8.8.8.8 dns.test A)"
+expect "stub: over TCP" "rcode 0 tc 0 answers 1.2.3.10" \
+  "$(A2 python3 "$HERE/client.py" dns $DNS dns.test A tcp)"
+expect "stub: over IPv6" "rcode 0 tc 0 answers 1.2.3.10" \
+  "$(A2 python3 "$HERE/client.py" dns 3ffe:db8::53 dns.test A)"
+expect "stub: name not allowlisted: REFUSED" "rcode 5 tc 0 answers -" \
+  "$(A2 python3 "$HERE/client.py" dns $DNS leak-a.attacker.test A)"
+expect "stub: not allowlisted over TCP: REFUSED" "rcode 5" \
+  "$(A2 python3 "$HERE/client.py" dns $DNS leak-b.attacker.test A tcp)"
+expect "stub: TXT of a non-listed name: REFUSED" "rcode 5" \
+  "$(A2 python3 "$HERE/client.py" dns $DNS leak-c.attacker.test TXT)"
+expect "stub: TXT of an allowlisted name: NOERROR, no data" "rcode 0 tc 0 answers -" \
+  "$(A2 python3 "$HERE/client.py" dns $DNS dns.test TXT)"
+expect "stub: rebinding to loopback refused" "rcode 5" \
+  "$(A2 python3 "$HERE/client.py" dns $DNS rebind.test A)"
+expect "stub: one private address among public ones refused" "rcode 5" \
+  "$(A2 python3 "$HERE/client.py" dns $DNS mixed.test A)"
+expect "stub: malformed queries, then a good one" "rcode 0 tc 0 answers 1.2.3.10" \
+  "$(A2 python3 "$HERE/client.py" dns $DNS dns.test garbage)"
+expect "stub: malformed queries over TCP, then a good one" "rcode 0 tc 0 answers 1.2.3.10" \
+  "$(A2 python3 "$HERE/client.py" dns $DNS dns.test garbage tcp)"
+expect "getaddrinfo of a non-listed name fails" "failed" \
+  "$(A2 python3 -c "import socket
+try: socket.getaddrinfo('leak-d.attacker.test', 80); print('resolved')
+except socket.gaierror as e: print('failed', e)")"
+
+# Connections to what the stub answered (resolved just before each: the
+# cache is small here).
+stub_resolve () { A2 python3 "$HERE/client.py" resolve $DNS "$1" >/dev/null; }
+expect "curl ignoring proxies reaches an allowed name" "hello from web" \
+  "$(A2 curl -sS -m 5 --noproxy '*' http://dns.test/ 2>&1)"
+expect "curl ignoring proxies: non-listed name does not resolve" "resolve" \
+  "$(A2 curl -sS -m 5 --noproxy '*' http://leak-e.attacker.test/ 2>&1)"
+stub_resolve dns.test
+expect "server speaks first (SSH-like) on an allowed name:22" "SSH-2.0-agentrt-test" \
+  "$(A2 python3 "$HERE/client.py" banner 1.2.3.10 22)"
+expect "SNI agreeing with the stub's name" "echo" "$(A2 python3 "$HERE/client.py" tls 1.2.3.10 443 dns.test)"
+# a9 and a8.many.test are allowed and would resolve to 1.2.3.10 too, but
+# the stub never gave them that address: fronting through dns.test's answer
+expect "SNI naming another allowed name than the stub's: reset" "reset" \
+  "$(A2 python3 "$HERE/client.py" tls 1.2.3.10 443 a9.many.test)"
+expect "Host naming another allowed name than the stub's: reset" "reset" \
+  "$(A2 python3 "$HERE/client.py" send 1.2.3.10 80 'GET / HTTP/1.1\r\nHost: a8.many.test\r\n\r\n')"
+expect "Host agreeing with the stub's name" "200 OK" \
+  "$(A2 python3 "$HERE/client.py" send 1.2.3.10 80 'GET / HTTP/1.1\r\nHost: dns.test\r\n\r\n')"
+expect "stub's name allowed on other ports only: reset" "reset" \
+  "$(A2 python3 "$HERE/client.py" send 1.2.3.10 8080 'GET / HTTP/1.1\r\nHost: dns.test\r\n\r\n')"
+expect "a name allowed on another port only (other-dns.test:8443) is answered" "answers 1.2.3.11" \
+  "$(A2 python3 "$HERE/client.py" dns $DNS other-dns.test A)"
+expect "...and refused on port 80" "reset" \
+  "$(A2 python3 "$HERE/client.py" send 1.2.3.11 80 'GET / HTTP/1.1\r\nHost: other-dns.test\r\n\r\n')"
+
+# TTL and the cache bound (--dns-cache-entries 4: two names, both families).
+queries () { grep -c "query $1 1 " "$T/dns.log"; }
+A2 python3 "$HERE/client.py" dns $DNS ttl.test A >/dev/null
+out=$(A2 python3 "$HERE/client.py" dns $DNS ttl.test A)
+expect "TTL: the upstream TTL, counting down" "ttl 2" "${out/ttl 1/ttl 2}"
+expect "TTL: asked upstream once while it lasts" "1" "$(queries ttl.test)"
+sleep 2.2
+A2 python3 "$HERE/client.py" dns $DNS ttl.test A >/dev/null
+expect "TTL: asked again once it ran out" "2" "$(queries ttl.test)"
+# each name takes two entries (A and AAAA are asked together)
+for n in a0 a1 a2 a3 a4; do A2 python3 "$HERE/client.py" dns $DNS $n.many.test A >/dev/null; done
+A2 python3 "$HERE/client.py" dns $DNS a4.many.test A >/dev/null
+expect "cache: the newest entry stays" "1" "$(queries a4.many.test)"
+A2 python3 "$HERE/client.py" dns $DNS a0.many.test A >/dev/null
+expect "cache: beyond the bound the oldest went" "2" "$(queries a0.many.test)"
+
+# What never left: no query for a name the allowlist does not accept, and
+# no query of another type than A and AAAA.
+if grep -q -e attacker.test -e ' 16 ' "$T/dns.log"; then
+  not_ok "stub: no query for a non-listed name or another type reached the DNS server" "$(cat "$T/dns.log")"
+else ok "stub: no query for a non-listed name or another type reached the DNS server"; fi
+if kill -0 "$TP_PID" 2>/dev/null; then ok "transparent proxy survived"; else not_ok "transparent proxy survived"; fi
+
+sleep 0.5
+out=$(python3 - "$T/audit-t.log" <<'EOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+tcp = {"time", "event", "id", "proto", "via", "host", "port", "addr", "decision", "reason",
+       "bytes_up", "bytes_down", "duration_ms"}
+dns = {"time", "event", "id", "proto", "name", "type", "decision", "reason", "answers", "ttl"}
+bad = [l for l in lines if set(l) != (tcp if l["event"] == "egress" else dns)]
+print("lines %d bad %d" % (len(lines), len(bad)))
+def has(**want):
+    return any(all(l.get(k) == v for k, v in want.items()) for l in lines)
+for name, want in [
+        ("via-host", dict(event="egress", proto="tcp", via="host", host="web.test", addr="1.2.3.10",
+                          port=80, decision="allow")),
+        ("via-sni", dict(event="egress", via="sni", host="web.test", port=443, decision="allow")),
+        ("via-dns", dict(event="egress", via="dns", host="dns.test", port=22, decision="allow")),
+        ("via-addr", dict(event="egress", via="addr", addr="1.2.3.11", port=443, decision="allow")),
+        ("sni-mismatch", dict(event="egress", via="sni", host="a9.many.test", reason="name-mismatch")),
+        ("host-mismatch", dict(event="egress", via="host", host="a8.many.test",
+                               reason="name-mismatch")),
+        ("addr-mismatch", dict(event="egress", host="web.test", addr="1.2.3.11",
+                               reason="address-mismatch")),
+        ("no-name", dict(event="egress", reason="no-name", decision="deny")),
+        ("rebind-host", dict(event="egress", host="rebind.test", reason="address-loopback")),
+        ("dns-allow", dict(event="dns", name="dns.test", type="A", decision="allow", answers=1)),
+        ("dns-refused", dict(event="dns", name="leak-a.attacker.test", decision="deny",
+                             reason="not-allowlisted")),
+        ("dns-rebind", dict(event="dns", name="rebind.test", decision="deny",
+                            reason="address-loopback")),
+        ("dns-other-type", dict(event="dns", type="TXT", decision="allow", answers=0))]:
+    print("%s %s" % (name, "yes" if has(**want) else "MISSING"))
+print("bytes", "yes" if any(l.get("bytes_down", 0) > 0 and l.get("via") == "dns" for l in lines) else "MISSING")
+EOF
+)
+expect "transparent audit lines have exactly their fields" "bad 0" "$out"
+for k in via-host via-sni via-dns via-addr sni-mismatch host-mismatch addr-mismatch no-name rebind-host \
+  dns-allow dns-refused dns-rebind dns-other-type bytes; do
+  expect "transparent audit line $k" "$k yes" "$out"
+done
+if grep -q -e 'hello from' -e 'SSH-2.0' "$T/audit-t.log"; then not_ok "transparent audit holds no payload"
+else ok "transparent audit holds no payload"; fi
+kill -TERM "$TP_PID"
+wait "$TP_PID"
+expect "transparent proxy exits 0 on SIGTERM" "rc 0" "rc $?"
 
 # --- lifetime -------------------------------------------------------------------
 kill "$INIT"

@@ -6,7 +6,10 @@
       GET /close/N    N bytes, no length, connection closed after
       POST /echo      echoes the body (Content-Length or chunked)
       anything else   "hello from NAME\\n" (NAME = $SERVER_NAME or ADDR)
-  server.py echo ADDR PORT   TCP echo"""
+  server.py echo ADDR PORT   TCP echo
+  server.py banner ADDR PORT TCP echo that speaks first (an SSH-like
+                             banner line), as servers of SSH, SMTP or
+                             MySQL do"""
 import os
 import socket
 import socketserver
@@ -85,11 +88,20 @@ class TCPServer(socketserver.ThreadingTCPServer):
 
 class EchoHandler(socketserver.BaseRequestHandler):
     def handle(self):
-        while True:
-            data = self.request.recv(65536)
-            if not data:
-                return
-            self.request.sendall(data)
+        try:
+            while True:
+                data = self.request.recv(65536)
+                if not data:
+                    return
+                self.request.sendall(data)
+        except ConnectionResetError:
+            pass  # the proxy resets what it refuses
+
+
+class BannerHandler(EchoHandler):
+    def handle(self):
+        self.request.sendall(b"SSH-2.0-agentrt-test\r\n")
+        super().handle()
 
 
 def main():
@@ -98,11 +110,11 @@ def main():
         cls = V6Server if ":" in addr else ThreadingHTTPServer
         cls.daemon_threads = True
         cls((addr, port), Handler).serve_forever()
-    if kind != "echo":
-        sys.exit("server.py: KIND is http or echo")
+    if kind not in ("echo", "banner"):
+        sys.exit("server.py: KIND is http, echo or banner")
     if ":" in addr:
         TCPServer.address_family = socket.AF_INET6
-    TCPServer((addr, port), EchoHandler).serve_forever()
+    TCPServer((addr, port), BannerHandler if kind == "banner" else EchoHandler).serve_forever()
 
 
 if __name__ == "__main__":

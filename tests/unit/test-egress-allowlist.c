@@ -138,6 +138,12 @@ test_names (void)
   CHECK (!allowlist_match_name (al, "agithub.com", 22));
   CHECK (allowlist_match_name (al, "api.test", 8443));
   CHECK (!allowlist_match_name (al, "api.test", 443));
+  /* On some port (the DNS stub): any entry's port will do. */
+  CHECK (allowlist_match_name (al, "api.test", ALLOWLIST_ANY_PORT));
+  CHECK (allowlist_match_name (al, "a.github.com", ALLOWLIST_ANY_PORT));
+  CHECK (allowlist_match_name (al, "example.com", ALLOWLIST_ANY_PORT));
+  CHECK (!allowlist_match_name (al, "github.com", ALLOWLIST_ANY_PORT));
+  CHECK (!allowlist_match_name (al, "other.test", ALLOWLIST_ANY_PORT));
   /* Tricky spellings of allowed names never match. */
   CHECK (!allowlist_match_name (al, "example.com@evil.net", 443));
   CHECK (!allowlist_match_name (al, "example.com..", 443));
@@ -161,6 +167,9 @@ test_addresses (void)
   netaddr_parse_ipv4 ("192.168.1.5", 11, &a);
   CHECK (allowlist_unlocks (al, &a, 8080));
   CHECK (!allowlist_unlocks (al, &a, 80));
+  CHECK (allowlist_unlocks (al, &a, ALLOWLIST_ANY_PORT));
+  netaddr_parse_ipv4 ("192.168.1.6", 11, &a);
+  CHECK (!allowlist_unlocks (al, &a, ALLOWLIST_ANY_PORT));
   CHECK (allowlist_match_name (al, "[fd00::1]", 443));
   CHECK (!allowlist_match_name (al, "[fd00::1]", 80));
   CHECK (allowlist_match_name (al, "[2001:db8::1]", 80));
