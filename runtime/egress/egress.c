@@ -232,9 +232,11 @@ read_conf (int fd, const char *path, char **out, size_t *len, agentrt_error_t *e
   return 0;
 }
 
-/* The listeners must be listening TCP sockets; they become non-blocking. */
+/* An inherited socket must be what the contract says: a listening TCP
+ * socket (type SOCK_STREAM) or a UDP one (SOCK_DGRAM), IPv4 or IPv6.  It
+ * becomes non-blocking. */
 static int
-check_listener (int fd, const char *what, agentrt_error_t *err)
+check_socket (int fd, int want, const char *what, agentrt_error_t *err)
 {
   int listening = 0, domain = 0, type = 0, flags;
   socklen_t len = sizeof (int);
@@ -243,15 +245,20 @@ check_listener (int fd, const char *what, agentrt_error_t *err)
       || getsockopt (fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0
       || getsockopt (fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
     return agentrt_error (err, errno, "%s fd %d", what, fd);
-  if (!listening || type != SOCK_STREAM || (domain != AF_INET && domain != AF_INET6))
-    return agentrt_error (err, EINVAL, "%s fd %d is not a listening TCP socket", what, fd);
+  if (type != want || (want == SOCK_STREAM && !listening)
+      || (domain != AF_INET && domain != AF_INET6))
+    return agentrt_error (err, EINVAL, "%s fd %d is not a %s socket", what, fd,
+                          want == SOCK_STREAM ? "listening TCP" : "UDP");
   /* Accepted sockets inherit TCP_NODELAY and the congestion control from
    * the listener: the agent's side is loopback, where pacing and BBR's
    * model only cost CPU (the outer side keeps the host's default).  No
    * TCP_DEFER_ACCEPT: a deferred accept made each new connection cost
    * more (10-20 us in A/B runs of `netbench conns`), not less. */
-  (void) setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof (int));
-  (void) setsockopt (fd, IPPROTO_TCP, TCP_CONGESTION, "reno", 4);
+  if (want == SOCK_STREAM)
+    {
+      (void) setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof (int));
+      (void) setsockopt (fd, IPPROTO_TCP, TCP_CONGESTION, "reno", 4);
+    }
   flags = fcntl (fd, F_GETFL);
   if (flags < 0 || fcntl (fd, F_SETFL, flags | O_NONBLOCK) < 0
       || fcntl (fd, F_SETFD, FD_CLOEXEC) < 0)
@@ -259,23 +266,10 @@ check_listener (int fd, const char *what, agentrt_error_t *err)
   return 0;
 }
 
-/* The DNS stub's UDP sockets: datagram sockets, made non-blocking. */
 static int
-check_udp (int fd, const char *what, agentrt_error_t *err)
+check_listener (int fd, const char *what, agentrt_error_t *err)
 {
-  int domain = 0, type = 0, flags;
-  socklen_t len = sizeof (int);
-
-  if (getsockopt (fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0
-      || getsockopt (fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
-    return agentrt_error (err, errno, "%s fd %d", what, fd);
-  if (type != SOCK_DGRAM || (domain != AF_INET && domain != AF_INET6))
-    return agentrt_error (err, EINVAL, "%s fd %d is not a UDP socket", what, fd);
-  flags = fcntl (fd, F_GETFL);
-  if (flags < 0 || fcntl (fd, F_SETFL, flags | O_NONBLOCK) < 0
-      || fcntl (fd, F_SETFD, FD_CLOEXEC) < 0)
-    return agentrt_error (err, errno, "%s fd %d: fcntl", what, fd);
-  return 0;
+  return check_socket (fd, SOCK_STREAM, what, err);
 }
 
 static void
@@ -353,8 +347,9 @@ setup_transparent (struct egress *eg, agentrt_error_t *err)
           && check_listener (o->transparent6_fd, "--transparent6-fd", err) < 0)
       || (o->dns_tcp_fd >= 0 && check_listener (o->dns_tcp_fd, "--dns-tcp-fd", err) < 0)
       || (o->dns_tcp6_fd >= 0 && check_listener (o->dns_tcp6_fd, "--dns-tcp6-fd", err) < 0)
-      || (o->dns_udp_fd >= 0 && check_udp (o->dns_udp_fd, "--dns-udp-fd", err) < 0)
-      || (o->dns_udp6_fd >= 0 && check_udp (o->dns_udp6_fd, "--dns-udp6-fd", err) < 0))
+      || (o->dns_udp_fd >= 0 && check_socket (o->dns_udp_fd, SOCK_DGRAM, "--dns-udp-fd", err) < 0)
+      || (o->dns_udp6_fd >= 0
+          && check_socket (o->dns_udp6_fd, SOCK_DGRAM, "--dns-udp6-fd", err) < 0))
     return -1;
   if (o->transparent_fd < 0 && o->transparent6_fd < 0 && o->dns_udp_fd < 0
       && o->dns_tcp_fd < 0 && o->dns_udp6_fd < 0 && o->dns_tcp6_fd < 0)

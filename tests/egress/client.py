@@ -318,20 +318,29 @@ def wait(addr, port):
     print("closed after %d s" % round(time.monotonic() - start))
 
 
+def refused(fn, *args):
+    """Runs a transparent-path client; a reset wherever it comes (connect,
+    send, receive) prints "reset", any other error its text."""
+    try:
+        fn(*args)
+    except (ConnectionResetError, BrokenPipeError):
+        print("reset")
+    except OSError as e:
+        print("error: %s" % e)
+
+
 def main():
     mode = sys.argv[1]
-    if mode in ("dns", "resolve", "send", "tls", "banner", "wait"):
+    if mode in ("send", "tls", "banner"):
+        fn = {"send": send, "tls": tls, "banner": banner}[mode]
+        refused(fn, sys.argv[2], int(sys.argv[3]), *sys.argv[4:])
+        return
+    if mode in ("dns", "resolve", "wait"):
         args = sys.argv[2:]
         if mode == "dns":
             dns(args[0], args[1], args[2], args[3:] == ["tcp"])
         elif mode == "resolve":
             resolve(args[0], args[1])
-        elif mode == "send":
-            send(args[0], int(args[1]), args[2])
-        elif mode == "tls":
-            tls(args[0], int(args[1]), args[2])
-        elif mode == "banner":
-            banner(args[0], int(args[1]))
         else:
             wait(args[0], int(args[1]))
         return
