@@ -171,6 +171,29 @@ await_cgroup (void *arg, struct child_error *cerr)
   return 0;
 }
 
+/* A process.cwd the image lacks is made (0755, the init's owner), as runc
+ * and crun do: after the mounts, so that it lands in the one covering it,
+ * and before the root becomes read-only.  One that exists, or cannot be
+ * looked at by root (only the user may enter it), is left to the chdir. */
+static int
+make_cwd (const struct init_plan *plan, int rootfd, struct child_error *cerr)
+{
+  const char *cwd = plan->process.cwd;
+  int fd;
+
+  if (cwd == NULL || cwd[0] == '\0')
+    return 0;
+  fd = path_open_in_root (rootfd, cwd, O_PATH);
+  if (fd == -ENOENT)
+    fd = path_ensure_in_root (rootfd, cwd, PATH_KIND_DIR);
+  else if (fd < 0)
+    return 0;
+  if (fd < 0)
+    return child_error (cerr, -fd, "process.cwd: create `%s`", cwd);
+  close (fd);
+  return 0;
+}
+
 static int
 setup_filesystem (struct init_plan *plan, int *procfd,
                   struct child_error *cerr)
@@ -199,7 +222,8 @@ setup_filesystem (struct init_plan *plan, int *procfd,
   if (plan->agent_netns_fd >= 0)
     close (plan->agent_netns_fd);
   plan->agent_netns_fd = -1;
-  if (rootfs_pivot (&plan->rootfs, rootfd, cerr) < 0)
+  if (make_cwd (plan, rootfd, cerr) < 0
+      || rootfs_pivot (&plan->rootfs, rootfd, cerr) < 0)
     goto fail;
   close (rootfd);
   if (plan->stage.terminal && process_stage_terminal (&plan->stage, true, cerr) < 0)

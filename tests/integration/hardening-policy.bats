@@ -64,6 +64,13 @@ create_refused ()
   has_line tmp-ok
 }
 
+@test "hardening: a cwd the image lacks is created under the read-only root" {
+  update_config '.process.cwd = "/agent/work"'
+  run_ct pwd
+  check_status 0
+  [[ $output == /agent/work ]] || fail "$output"
+}
+
 @test "hardening: a typo in a run.agentrt annotation refuses the create" {
   add_annotation run.agentrt.egres none
   create_refused run.agentrt.egres

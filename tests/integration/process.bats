@@ -39,6 +39,25 @@ load helpers
   [[ $output == /etc ]]
 }
 
+@test "process: a cwd the image lacks is created, also under a read-only root" {
+  requires root
+  update_config '.root.readonly = true | .process.cwd = "/no/such/dir"
+    | .process.user = {uid: 65534, gid: 65534}'
+  run_ct sh -c 'pwd; stat -c %F /no/such/dir'
+  check_status 0
+  [[ ${lines[0]} == /no/such/dir && ${lines[1]} == directory ]] || fail "$output"
+  # made in the rootfs, before the root became read-only
+  [[ -d $ROOTFS/no/such/dir ]]
+}
+
+@test "process: a cwd that is a file fails create" {
+  requires root
+  update_config '.process.cwd = "/etc/passwd"'
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 ]]
+  no_leftovers "$CT_ID"
+}
+
 @test "process: env is exactly the config's (plus what the spec allows)" {
   requires root
   update_config '.process.env = ["PATH=/bin", "ONE=1", "SPACED=a b  c", "EMPTY=", "AGENTRT_TEST_TAG=\($id)"]' --arg id "$CT_ID"
