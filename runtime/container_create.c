@@ -565,7 +565,7 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
       const struct oci_namespace *ns
           = oci_config_namespace (ctx->config, OCI_NS_NETWORK);
       if (ns && (ns->path == NULL || ns->path[0] == '\0'))
-        po->agent_netns = AGENT_NETNS_LO_UP;
+        po->agent_netns = AGENT_NETNS_OWN;
       return;
     }
   po->extra_seccomp = ctx->hardening.agent_seccomp;

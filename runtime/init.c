@@ -87,6 +87,7 @@ setup_agent_netns (const struct init_plan *plan, int procfd,
   int fds[3] = { -1, -1, -1 }, n = 0, outside = -1, r = -1, i;
 
   if (plan->agent_netns == AGENT_NETNS_AS_IS
+      || plan->agent_netns == AGENT_NETNS_OWN
       || (plan->agent_netns == AGENT_NETNS_LO_UP && plan->netns_by_monitor))
     return 0;
   /* the namespace the hooks configured: the sidecar connects from there */
@@ -280,6 +281,8 @@ init_container (void *arg, struct child_error *cerr)
   plan->rootfs.before_cgroup_mount = await_cgroup;
   plan->rootfs.before_cgroup_arg = plan;
   if (set_names (plan, cerr) < 0)
+    return -1;
+  if (plan->agent_netns == AGENT_NETNS_OWN && netns_loopback_up (cerr) < 0)
     return -1;
   if (setup_filesystem (plan, &procfd, cerr) < 0)
     return -1;
