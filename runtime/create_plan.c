@@ -82,6 +82,25 @@ sysctl_namespace (const char *key)
   return -1;
 }
 
+/* The uts name sysctls have fields of their own: kernel.hostname is
+ * refused (runc and crun refuse it), kernel.domainname only when it
+ * contradicts a domainname the config sets (crun's rule; runc takes it). */
+static int
+sysctl_conflicts (const struct oci_config *config, const char *key,
+                  const char *value, agentrt_error_t *err)
+{
+  const char *dn = config->domainname;
+
+  if (strcmp (key, "kernel.hostname") == 0)
+    return agentrt_error (err, 0, "linux.sysctl: `%s` conflicts with the "
+                          "`hostname` field: set the hostname there", key);
+  if (strcmp (key, "kernel.domainname") == 0 && dn && dn[0]
+      && strcmp (value, dn) != 0)
+    return agentrt_error (err, 0, "linux.sysctl: `%s` = `%s` conflicts with "
+                          "the `domainname` field (`%s`)", key, value, dn);
+  return 0;
+}
+
 int
 create_plan_sysctls (const struct oci_config *config, struct sysctl_entry **out,
                      size_t *n, agentrt_error_t *err)
@@ -108,6 +127,11 @@ create_plan_sysctls (const struct oci_config *config, struct sysctl_entry **out,
           free (list);
           return agentrt_error (err, 0, "linux.sysctl: `%s` is not a "
                                 "namespaced sysctl", key);
+        }
+      if (sysctl_conflicts (config, key, sys->items[i].value, err) < 0)
+        {
+          free (list);
+          return -1;
         }
       if (ns == OCI_NS_NETWORK ? !has_ns (config, OCI_NS_NETWORK)
                                : !has_new_ns (config, ns))

@@ -206,6 +206,39 @@ caps_line ()
   no_leftovers "$CT_ID"
 }
 
+@test "process: the kernel.hostname sysctl is refused (the hostname field sets it)" {
+  requires root
+  update_config '.hostname = "by-field" | .linux.sysctl = {"kernel.hostname": "by-sysctl"}'
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 ]]
+  no_leftovers "$CT_ID"
+  update_config 'del(.hostname)'
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 ]]
+  no_leftovers "$CT_ID"
+}
+
+@test "process: the kernel.domainname sysctl alone sets the domain name" {
+  requires root
+  update_config '.linux.sysctl = {"kernel.domainname": "by-sysctl"}'
+  run_ct cat /proc/sys/kernel/domainname
+  check_status 0
+  [[ $output == by-sysctl ]]
+}
+
+@test "process: a kernel.domainname sysctl that contradicts the domainname field is refused" {
+  requires root
+  unsupported_by runc "runc takes the sysctl whatever the domainname field says (1.1.5 ignores the field); agentrt follows crun"
+  update_config '.domainname = "by-field" | .linux.sysctl = {"kernel.domainname": "by-sysctl"}'
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 ]]
+  no_leftovers "$CT_ID"
+  update_config '.linux.sysctl = {"kernel.domainname": "by-field"}'
+  run_ct cat /proc/sys/kernel/domainname
+  check_status 0
+  [[ $output == by-field ]]
+}
+
 @test "process: hostname" {
   requires root
   update_config '.hostname = $h' --arg h "h-$CT_ID"

@@ -154,7 +154,18 @@ test_sysctls_must_be_namespaced (void)
     const char *sysctl;
     const char *namespaces;
     const char *error; /* NULL: accepted */
+    const char *domainname;
   } cases[] = {
+    /* the uts names have fields of their own */
+    { "\"kernel.hostname\":\"evil\"", "[{\"type\":\"uts\"}]",
+      "`kernel.hostname` conflicts with the `hostname` field" },
+    { "\"kernel.hostname\":\"\"", "[{\"type\":\"uts\"}]",
+      "`kernel.hostname` conflicts with the `hostname` field" },
+    { "\"kernel.domainname\":\"a\"", "[{\"type\":\"uts\"}]",
+      "`kernel.domainname` = `a` conflicts with the `domainname` field (`b`)", "b" },
+    { "\"kernel.domainname\":\"b\"", "[{\"type\":\"uts\"}]", NULL, "b" },
+    { "\"kernel.domainname\":\"a\"", "[{\"type\":\"uts\"}]", NULL },
+    { "\"kernel.domainname\":\"a\"", "[]", "needs the container's own uts" },
     { "\"net.ipv4.ip_forward\":\"1\"", "[{\"type\":\"network\"}]", NULL },
     { "\"net.ipv4.ip_forward\":\"1\"", "[]", "needs the container's own network" },
     { "\"kernel.shmmax\":\"1\"", "[{\"type\":\"ipc\"}]", NULL },
@@ -175,8 +186,10 @@ test_sysctls_must_be_namespaced (void)
       size_t n = 0, k;
       int r;
 
-      if (asprintf (&json, CONFIG_HEAD "\"linux\":{\"namespaces\":%s,"
-                    "\"sysctl\":{%s}}}", cases[i].namespaces, cases[i].sysctl) < 0)
+      if (asprintf (&json, CONFIG_HEAD "\"domainname\":\"%s\",\"linux\":"
+                    "{\"namespaces\":%s,\"sysctl\":{%s}}}",
+                    cases[i].domainname ? cases[i].domainname : "",
+                    cases[i].namespaces, cases[i].sysctl) < 0)
         abort ();
       c = parse (json, &err);
       CHECK (c != NULL);
