@@ -234,6 +234,7 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
   if (ctx->child.stage.stub_fd < 0)
     return -1;
   ctx->child.stage.stub_required = ctx->c->state->hardened;
+  ctx->child.stage.chown_stdio_files = !ctx->c->state->hardened;
   /* a process CAP_SYS_PTRACE could reach before its exec: see
    * cloned_binary.h */
   if (cloned_binary_needed (ctx->process->capabilities)

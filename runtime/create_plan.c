@@ -427,6 +427,7 @@ create_plan_build (const struct oci_config *config,
   plan->init.create_container.stub_fd = plan->stub_fd;
   plan->init.start_container.stub_fd = plan->stub_fd;
   plan->init.stage.stub_required = opts->hardened;
+  plan->init.stage.chown_stdio_files = !opts->hardened;
   plan->init.create_container.stub_required = opts->hardened;
   plan->init.start_container.stub_required = opts->hardened;
   return 0;

@@ -25,6 +25,16 @@ load helpers
   has_line "tag=$CT_ID"
 }
 
+@test "exec: a non-root process owns its stdio pipes and can reopen /dev/stdout" {
+  requires root
+  start_ct
+  o=$BATS_TEST_TMPDIR/exec.out
+  runtime exec --user 1000:1001 "$CT_ID" \
+    sh -c 'echo out >/dev/stdout && echo err >/dev/stderr && stat -L -c %u /proc/self/fd/1' \
+    </dev/null 2>&1 | cat >"$o"
+  [[ $(sort "$o" | xargs) == "1000 err out" ]] || fail "$(<"$o")"
+}
+
 @test "exec: --additional-gids and --no-new-privs" {
   requires root
   start_ct

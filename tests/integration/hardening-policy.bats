@@ -71,6 +71,17 @@ create_refused ()
   [[ $output == /agent/work ]] || fail "$output"
 }
 
+@test "hardening: stdio pipes are given to the agent's user; a host file redirected in keeps its owner" {
+  update_config '.process.user = {uid: 1000, gid: 1000}'
+  set_cmd sh -c 'echo out >>/dev/stdout; echo "rc=$?"; stat -L -c %u:%g /proc/self/fd/1'
+  runtime run --bundle "$BUNDLE" "$CT_ID" </dev/null 2>&1 | cat >"$BATS_TEST_TMPDIR/piped"
+  [[ $(<"$BATS_TEST_TMPDIR/piped") == $'out\nrc=0\n1000:1000' ]] || fail "piped: $(<"$BATS_TEST_TMPDIR/piped")"
+  f=$BATS_TEST_TMPDIR/host-file
+  runtime run --bundle "$BUNDLE" "$CT_ID-2" </dev/null >"$f" 2>&1
+  [[ $(stat -c %u:%g "$f") == 0:0 ]] || fail "the host file is $(stat -c %u:%g "$f") now"
+  grep -qx 'rc=1' "$f" && grep -qx '0:0' "$f" || fail "$(<"$f")"
+}
+
 @test "hardening: a typo in a run.agentrt annotation refuses the create" {
   add_annotation run.agentrt.egres none
   create_refused run.agentrt.egres

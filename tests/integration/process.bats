@@ -58,6 +58,38 @@ load helpers
   no_leftovers "$CT_ID"
 }
 
+# run_split: `run` the bundle with stdout and stderr two pipes, into
+# $out and $err (stdin from /dev/null).
+run_split ()
+{
+  local o=$BATS_TEST_TMPDIR/split.out e=$BATS_TEST_TMPDIR/split.err
+  { runtime run --bundle "$BUNDLE" "$CT_ID" 2>&1 1>&3 </dev/null | cat >"$e"; } 3>&1 | cat >"$o"
+  out=$(<"$o") err=$(<"$e")
+}
+
+@test "process: a non-root user owns its stdio pipes and can reopen /dev/stdout and /dev/stderr" {
+  requires root
+  update_config '.process.user = {uid: 65534, gid: 65534}'
+  set_cmd sh -c 'echo out >/dev/stdout && echo err >/dev/stderr && stat -L -c %u:%g /proc/self/fd/1 /proc/self/fd/2'
+  run_split
+  [[ $out == $'out\n'65534:* && $err == err ]] || fail "stdout: $out; stderr: $err"
+  # crun and agentrt give the gid too; runc only the uid
+  [[ $(runtime_name) == runc || $out == $'out\n65534:65534\n65534:65534' ]] || fail "stdout: $out"
+}
+
+@test "process: a regular file as stdout is given to the user too" {
+  requires root
+  update_config '.process.user = {uid: 65534, gid: 65534}'
+  set_cmd sh -c 'echo again >>/dev/stdout'
+  # create's stdio (rt: a file) is the container's (runc's `run` would
+  # put pipes of its own in between)
+  rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  f=$RT_OUT
+  rt_ok start "$CT_ID"
+  wait_for_container "$CT_ID" stopped
+  [[ $(<"$f") == again && $(stat -c %u "$f") == 65534 ]] || fail "$(stat -c %u:%g "$f"): $(<"$f")"
+}
+
 @test "process: env is exactly the config's (plus what the spec allows)" {
   requires root
   update_config '.process.env = ["PATH=/bin", "ONE=1", "SPACED=a b  c", "EMPTY=", "AGENTRT_TEST_TAG=\($id)"]' --arg id "$CT_ID"
