@@ -82,6 +82,22 @@ create_refused ()
   grep -qx 'rc=1' "$f" && grep -qx '0:0' "$f" || fail "$(<"$f")"
 }
 
+@test "hardening: a failing poststart hook stops and removes the container, its monitor and sidecar (start and run)" {
+  update_config '.hooks.poststart = [{path: "/bin/false", args: ["false"]}]'
+  rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  helpers=$(jq -r '.monitorPid, .sidecarPid' "$ROOT/$CT_ID/state.json")
+  [[ $helpers =~ ^[0-9]+$'\n'[0-9]+$ ]] || fail "helpers: $helpers"
+  rt start "$CT_ID"
+  [[ $status -ne 0 && $output == *poststart* ]] || fail "start: [$status] $output"
+  no_leftovers "$CT_ID"
+  for p in $helpers; do
+    pid_gone "$p" || fail "helper $p left"
+  done
+  rt run --bundle "$BUNDLE" "$CT_ID-2"
+  [[ $status -ne 0 && $output == *poststart* ]] || fail "run: [$status] $output"
+  no_leftovers "$CT_ID-2"
+}
+
 @test "hardening: a typo in a run.agentrt annotation refuses the create" {
   add_annotation run.agentrt.egres none
   create_refused run.agentrt.egres
