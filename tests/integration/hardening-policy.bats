@@ -98,6 +98,15 @@ create_refused ()
   no_leftovers "$CT_ID-2"
 }
 
+@test "hardening: tmpfs modes: /tmp and /dev/shm 1777, /run 755, HOME 700 the user's, a bundle's tmpfs that of what it covers" {
+  mkdir -p "$ROOTFS/priv" && chmod 0700 "$ROOTFS/priv"
+  add_mount /priv tmpfs tmpfs nosuid nodev
+  update_config '.process.user = {uid: 1000, gid: 1000} | .process.env += ["HOME=/home/agent"]'
+  run_ct stat -c '%a %u %n' /tmp /dev/shm /run /home/agent /priv
+  check_status 0
+  [[ $output == $'1777 0 /tmp\n1777 0 /dev/shm\n755 0 /run\n700 1000 /home/agent\n700 0 /priv' ]] || fail "$output"
+}
+
 @test "hardening: a typo in a run.agentrt annotation refuses the create" {
   add_annotation run.agentrt.egres none
   create_refused run.agentrt.egres
