@@ -161,6 +161,11 @@ process_stage_prepare (const struct process_stage *ps, int procfd, char *exe,
   const struct process_spec *p = ps->process;
   bool cwd_deferred = false;
 
+  /* A session (and process group) of its own, inside the container's pid
+   * namespace, as runc and crun do: the caller's would read as 0 there
+   * (getpgrp).  With a terminal, becoming its controller did that. */
+  if (!ps->terminal && setsid () < 0)
+    return child_error (cerr, errno, "setsid");
   if (process_apply_labels (p, procfd, cerr) < 0)
     return -1;
   if (p->new_keyring

@@ -35,6 +35,16 @@ load helpers
   [[ $(sort "$o" | xargs) == "1000 err out" ]] || fail "$(<"$o")"
 }
 
+@test "exec: the process leads a session and process group of the container's pid namespace" {
+  requires root
+  unsupported_before crun 1.20 "exec's setsid ran before the fork into the pid namespace: getpgrp() returned 0"
+  start_ct
+  rt exec "$CT_ID" sh -c 'read -r pid comm st ppid pgrp sid rest </proc/self/stat; echo "$pid $pgrp $sid"'
+  check_status 0
+  read -r pid pgrp sid <<<"$output"
+  [[ $pid -gt 1 && $pgrp == "$pid" && $sid == "$pid" ]] || fail "pid pgrp sid: $output"
+}
+
 @test "exec: --additional-gids and --no-new-privs" {
   requires root
   start_ct

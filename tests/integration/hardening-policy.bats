@@ -107,6 +107,15 @@ create_refused ()
   [[ $output == $'1777 0 /tmp\n1777 0 /dev/shm\n755 0 /run\n700 1000 /home/agent\n700 0 /priv' ]] || fail "$output"
 }
 
+@test "hardening: the init and an exec'd process lead sessions of the container's pid namespace" {
+  set_cmd sh -c 'read -r pid comm st ppid pgrp sid rest </proc/self/stat; echo "$pid $pgrp $sid" >/dev/shm/init; exec sleep inf'
+  start_ct
+  rt exec "$CT_ID" sh -c 'cat /dev/shm/init; read -r pid comm st ppid pgrp sid rest </proc/self/stat; echo "$pid $pgrp $sid"'
+  check_status 0
+  read -r pid pgrp sid <<<"${lines[1]}"
+  [[ ${lines[0]} == "1 1 1" && $pid -gt 1 && $pgrp == "$pid" && $sid == "$pid" ]] || fail "$output"
+}
+
 @test "hardening: a typo in a run.agentrt annotation refuses the create" {
   add_annotation run.agentrt.egres none
   create_refused run.agentrt.egres

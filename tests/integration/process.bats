@@ -90,6 +90,13 @@ run_split ()
   [[ $(<"$f") == again && $(stat -c %u "$f") == 65534 ]] || fail "$(stat -c %u:%g "$f"): $(<"$f")"
 }
 
+@test "process: the init leads a session and process group of its pid namespace" {
+  requires root
+  run_ct sh -c 'read -r pid comm st ppid pgrp sid rest </proc/self/stat; echo "$pid $pgrp $sid"'
+  check_status 0
+  [[ $output == "1 1 1" ]] || fail "pid pgrp sid: $output"
+}
+
 @test "process: env is exactly the config's (plus what the spec allows)" {
   requires root
   update_config '.process.env = ["PATH=/bin", "ONE=1", "SPACED=a b  c", "EMPTY=", "AGENTRT_TEST_TAG=\($id)"]' --arg id "$CT_ID"
