@@ -17,6 +17,7 @@
 #include "runtime/create_plan.h"
 #include "runtime/exec_stub.h"
 #include "runtime/log.h"
+#include "runtime/policy/paths.h"
 
 static bool
 has_new_ns (const struct oci_config *c, enum oci_namespace_type t)
@@ -182,20 +183,26 @@ open_rootfs (const struct oci_config *config, const char *bundle,
   return 0;
 }
 
-/* Defaults first; a bundle device with the same path replaces one. */
-static void
-plan_devices (const struct oci_config *config, struct create_plan *plan)
+/* Defaults first; a bundle device with the same path replaces one.  Paths
+ * are taken lexically clean ("/dev/foo/" is "/dev/foo", as runc and crun
+ * take it). */
+int
+create_plan_devices (const struct oci_config *config, struct create_plan *plan,
+                     agentrt_error_t *err)
 {
   const struct oci_linux *l = config->linux_cfg;
   size_t n = devices_default_count, i, k;
   struct device_node *list = xzalloc ((n + l->n_devices) * sizeof *list);
 
   memcpy (list, devices_default, n * sizeof *list);
+  plan->devices = list;
+  plan->device_paths = xzalloc ((l->n_devices + 1) * sizeof (char *));
   for (i = 0; i < l->n_devices; i++)
     {
       const struct oci_device *d = &l->devices[i];
+      char *path = plan->device_paths[i] = path_clean (d->path);
       struct device_node node = {
-        .path = d->path,
+        .path = path,
         .type = d->type,
         .major = (unsigned int) d->major,
         .minor = (unsigned int) d->minor,
@@ -203,19 +210,22 @@ plan_devices (const struct oci_config *config, struct create_plan *plan)
         .uid = d->has_uid ? d->uid : 0,
         .gid = d->has_gid ? d->gid : 0,
       };
+      if (strcmp (path, "/") == 0)
+        return agentrt_error (err, 0, "linux.devices[%zu].path: `%s` names "
+                              "the root directory", i, d->path);
       for (k = 0; k < n; k++)
-        if (strcmp (list[k].path, d->path) == 0)
+        if (strcmp (list[k].path, path) == 0)
           break;
       list[k] = node;
       if (k == n)
         n++;
     }
-  plan->devices = list;
   plan->init.devices.nodes = list;
   plan->init.devices.n_nodes = n;
   /* mknod is not allowed from a user namespace: bind the host's nodes */
   plan->init.devices.bind_from_host = has_ns (config, OCI_NS_USER);
   plan->init.devices.ptmx_link = plan->mounts.has_pts;
+  return 0;
 }
 
 static int
@@ -296,8 +306,7 @@ plan_rootfs (const struct oci_config *config,
       r->protected_dirs = (const char *const *) opts->protected_dirs->items;
       r->n_protected_dirs = opts->protected_dirs->len;
     }
-  plan_devices (config, plan);
-  return 0;
+  return create_plan_devices (config, plan, err);
 }
 
 static int
@@ -450,6 +459,9 @@ create_plan_free (struct create_plan *plan)
   cgroup_mounts_free (plan->cgroup_mounts);
   free (plan->devices);
   free (plan->mask_required);
+  for (i = 0; plan->device_paths && plan->device_paths[i]; i++)
+    free (plan->device_paths[i]);
+  free (plan->device_paths);
   free (plan->rootfs);
   close_fd (&plan->rootfd);
   close_fd (&plan->stub_fd);

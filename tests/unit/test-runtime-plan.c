@@ -1,6 +1,7 @@
 /* What `create` computes before the clone, from hostile configs first:
  * mount option parsing (runtime/mount_plan.c), sysctl checks
- * (create_plan_sysctls), container ids and signal names.  No root. */
+ * (create_plan_sysctls), device paths (create_plan_devices), container ids
+ * and signal names.  No root. */
 #include "config.h"
 
 #include <errno.h>
@@ -210,6 +211,68 @@ test_sysctls_must_be_namespaced (void)
 }
 
 static void
+test_device_paths_are_clean (void)
+{
+  static const struct
+  {
+    const char *path;
+    const char *want;  /* the node's path; NULL: refused */
+    size_t n_nodes;
+  } cases[] = {
+    { "/", NULL, 0 },
+    { "//", NULL, 0 },
+    { "/dev/..", NULL, 0 },
+    { "/dev/../..//.", NULL, 0 },
+    { "/dev/foo/", "/dev/foo", 7 },
+    { "/dev//foo/./", "/dev/foo", 7 },
+    { "/dev/../etc/foo", "/etc/foo", 7 },
+    { "/dev/null/", "/dev/null", 6 }, /* replaces the default */
+    { "/dev/net/tun", "/dev/net/tun", 7 },
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      cleanup_error agentrt_error_t err = NULL;
+      cleanup_free char *json = NULL;
+      cleanup_oci_config struct oci_config *c = NULL;
+      struct create_plan plan;
+      int r;
+
+      if (asprintf (&json, CONFIG_HEAD "\"linux\":{\"devices\":[{\"path\":"
+                    "\"%s\",\"type\":\"c\",\"major\":1,\"minor\":3}]}}",
+                    cases[i].path) < 0)
+        abort ();
+      c = parse (json, &err);
+      CHECK (c != NULL);
+      if (c == NULL)
+        continue;
+      memset (&plan, 0, sizeof plan);
+      r = create_plan_devices (c, &plan, &err);
+      if (cases[i].want == NULL)
+        {
+          CHECK (r < 0);
+          CHECK_CONTAINS (err ? err->msg : NULL, "linux.devices[0].path");
+        }
+      else
+        {
+          const struct devices_spec *d = &plan.init.devices;
+          CHECK (r == 0 && d->n_nodes == cases[i].n_nodes);
+          if (r == 0 && d->n_nodes == cases[i].n_nodes)
+            {
+              size_t k = cases[i].n_nodes == 6 ? 0 : 6;
+              CHECK_STR_EQ (d->nodes[k].path, cases[i].want);
+            }
+        }
+      /* only what create_plan_devices made (a zeroed plan has fds 0) */
+      for (size_t k = 0; plan.device_paths && plan.device_paths[k]; k++)
+        free (plan.device_paths[k]);
+      free (plan.device_paths);
+      free (plan.devices);
+    }
+}
+
+static void
 test_container_ids (void)
 {
   CHECK (state_id_valid ("abc-123_x.y+z"));
@@ -246,6 +309,7 @@ main (void)
   RUN_TEST (test_relative_bind_source_is_the_bundles);
   RUN_TEST (test_hardened_binds_need_a_judged_source);
   RUN_TEST (test_sysctls_must_be_namespaced);
+  RUN_TEST (test_device_paths_are_clean);
   RUN_TEST (test_container_ids);
   RUN_TEST (test_signal_names);
   return UNIT_EXIT ();
