@@ -209,7 +209,11 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
     return agentrt_error (err, 0, "exec --tty --detach needs "
                           "--console-socket");
   rootfd = open (ctx->c->state->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (process_spec_build (ctx->process, rootfd, NULL, &ctx->spec, err) < 0)
+  if (process_spec_build (ctx->process, rootfd, NULL, &ctx->spec, err) < 0
+      || mempolicy_build (ctx->config->linux_cfg
+                              ? ctx->config->linux_cfg->memory_policy
+                              : NULL,
+                          &ctx->spec.mempolicy, err) < 0)
     return -1;
   ctx->spec.preserve_fds = o->preserve_fds;
   if (ctx->config->linux_cfg && ctx->config->linux_cfg->seccomp)

@@ -318,7 +318,9 @@ plan_process (const struct oci_config *config,
   struct process_spec *spec = &plan->init.process;
   const struct oci_personality *pers = config->linux_cfg->personality;
 
-  if (process_spec_build (p, plan->rootfd, opts->extra_env, spec, err) < 0)
+  if (process_spec_build (p, plan->rootfd, opts->extra_env, spec, err) < 0
+      || mempolicy_build (config->linux_cfg->memory_policy, &spec->mempolicy,
+                          err) < 0)
     return -1;
   spec->preserve_fds = opts->preserve_fds;
   spec->new_keyring = !opts->no_new_keyring;

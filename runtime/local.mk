@@ -26,8 +26,10 @@ libruntime_a_SOURCES = \
 	runtime/hardening.c runtime/hardening.h \
 	runtime/hooks.c runtime/hooks.h \
 	runtime/init.c runtime/init.h \
+	runtime/id_list.c runtime/id_list.h \
 	runtime/log.c runtime/log.h \
 	runtime/lsm_selinux.c runtime/lsm_selinux.h \
+	runtime/mempolicy.c runtime/mempolicy.h \
 	runtime/monitor.c runtime/monitor.h \
 	runtime/monitor_duties.c runtime/monitor_duties.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
@@ -79,7 +81,7 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	libpolicyfile.a libegress.a liboci.a libcommon.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
-	tests/unit/test-runtime-sync
+	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -88,3 +90,5 @@ tests_unit_test_runtime_plan_SOURCES = tests/unit/test-runtime-plan.c
 tests_unit_test_runtime_plan_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_sync_SOURCES = tests/unit/test-runtime-sync.c
 tests_unit_test_runtime_sync_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_mempolicy_SOURCES = tests/unit/test-runtime-mempolicy.c
+tests_unit_test_runtime_mempolicy_LDADD = $(RUNTIME_TEST_LIBS)

@@ -116,6 +116,16 @@ create_refused ()
   [[ ${lines[0]} == "1 1 1" && $pid -gt 1 && $pgrp == "$pid" && $sid == "$pid" ]] || fail "$output"
 }
 
+@test "hardening: linux.memoryPolicy applies to the agent and its exec'd processes" {
+  cp "$(test_program showmempolicy)" "$ROOTFS/bin/showmempolicy"
+  update_config '.linux.memoryPolicy = {mode: "MPOL_PREFERRED", nodes: "0"}'
+  set_cmd sh -c 'showmempolicy >/dev/shm/init; exec sleep inf'
+  start_ct
+  rt exec "$CT_ID" sh -c 'cat /dev/shm/init; showmempolicy'
+  check_status 0
+  [[ $output == $'MPOL_PREFERRED nodes=0\nMPOL_PREFERRED nodes=0' ]] || fail "$output"
+}
+
 @test "hardening: a typo in a run.agentrt annotation refuses the create" {
   add_annotation run.agentrt.egres none
   create_refused run.agentrt.egres

@@ -297,6 +297,9 @@ requires ()
         local a=${r#seccomp_action_}
         runtime_features | jq -e --arg a "$a" '.linux.seccomp.actions // [] | index($a)' >/dev/null \
           || skip "requires $a (not in '$(runtime_name) features')" ;;
+      memory_policy)
+        runtime_features | jq -e '.linux.memoryPolicy.modes // [] | index("MPOL_BIND")' >/dev/null \
+          || skip "requires linux.memoryPolicy (not in '$(runtime_name) features')" ;;
       hook_*)
         local h=${r#hook_}
         runtime_features | jq -e --arg h "$h" '.hooks // [] | index($h)' >/dev/null \

@@ -278,6 +278,47 @@ caps_line ()
   [[ $output == by-field ]]
 }
 
+@test "process: linux.memoryPolicy applies to the init and to exec'd processes" {
+  requires root memory_policy
+  cp "$(test_program showmempolicy)" "$ROOTFS/bin/showmempolicy"
+  update_config '.linux.memoryPolicy = {mode: "MPOL_BIND", nodes: "0", flags: ["MPOL_F_STATIC_NODES"]}'
+  set_cmd sh -c 'showmempolicy; exec sleep inf'
+  start_ct
+  rt exec "$CT_ID" showmempolicy
+  check_status 0
+  [[ $output == "MPOL_BIND MPOL_F_STATIC_NODES nodes=0" ]] || fail "exec: $output"
+  [[ $(<"$CT_OUT") == "MPOL_BIND MPOL_F_STATIC_NODES nodes=0" ]] || fail "init: $(<"$CT_OUT")"
+  update_config '.linux.memoryPolicy = {mode: "MPOL_INTERLEAVE", nodes: "0"}'
+  set_cmd showmempolicy
+  rt run --bundle "$BUNDLE" "$CT_ID-2"
+  check_status 0
+  [[ $output == "MPOL_INTERLEAVE nodes=0" ]] || fail "$output"
+}
+
+@test "process: a linux.memoryPolicy the kernel refuses (a node without memory) fails create" {
+  requires root memory_policy
+  # one past the highest online node
+  node=$(( $(tr ',' '\n' </sys/devices/system/node/online | tail -n 1 | sed 's/.*-//') + 1 ))
+  update_config '.linux.memoryPolicy = {mode: "MPOL_BIND", nodes: $n}' --arg n "$node"
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 ]] || fail "create succeeded"
+  [[ $(runtime_name) != agentrt || $output == *"linux.memoryPolicy: set_mempolicy MPOL_BIND nodes \`$node\`"* ]] || fail "$output"
+  no_leftovers "$CT_ID"
+}
+
+@test "process: a linux.memoryPolicy set_mempolicy(2) forbids is refused" {
+  requires root memory_policy
+  for mp in '{"mode": "MPOL_DEFAULT", "nodes": "0"}' '{"mode": "MPOL_BIND"}' \
+      '{"mode": "MPOL_BIND", "nodes": "0", "flags": ["MPOL_F_STATIC_NODES", "MPOL_F_RELATIVE_NODES"]}' \
+      '{"mode": "MPOL_BIND", "nodes": "0-"}'; do
+    update_config '.linux.memoryPolicy = $mp' --argjson mp "$mp"
+    rt create --bundle "$BUNDLE" "$CT_ID"
+    [[ $status -ne 0 ]] || fail "create succeeded with $mp"
+    [[ $(runtime_name) != agentrt || $output == *linux.memoryPolicy.* ]] || fail "$mp: $output"
+    no_leftovers "$CT_ID"
+  done
+}
+
 @test "process: hostname" {
   requires root
   update_config '.hostname = $h' --arg h "h-$CT_ID"
