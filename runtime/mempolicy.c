@@ -57,6 +57,17 @@ static const struct
   { "MPOL_F_STATIC_NODES", FLAG_STATIC_NODES },
 };
 
+/* The flag's bit, -1 for a name set_mempolicy(2) does not know. */
+static int
+flag_value (const char *name)
+{
+  size_t k;
+  for (k = 0; k < sizeof flags / sizeof flags[0]; k++)
+    if (strcmp (name, flags[k].name) == 0)
+      return flags[k].flag;
+  return -1;
+}
+
 static bool
 nodes_empty (const struct mempolicy_spec *s)
 {
@@ -135,14 +146,11 @@ mempolicy_build (const struct oci_memory_policy *mp,
   out->mode_name = modes[i].name;
   for (j = 0; j < mp->flags.len; j++)
     {
-      size_t k;
-      for (k = 0; k < sizeof flags / sizeof flags[0]; k++)
-        if (strcmp (mp->flags.items[j], flags[k].name) == 0)
-          break;
-      if (k == sizeof flags / sizeof flags[0])
+      int v = flag_value (mp->flags.items[j]);
+      if (v < 0)
         return agentrt_error (err, 0, "linux.memoryPolicy.flags[%zu]: "
                               "unknown flag `%s`", j, mp->flags.items[j]);
-      f |= flags[k].flag;
+      f |= v;
     }
   if (parse_nodes (mp->nodes, out, err) < 0
       || check_flags (out, modes[i].mode, f, err) < 0)
