@@ -391,6 +391,7 @@ create_plan_build (const struct oci_config *config,
 {
   memset (plan, 0, sizeof *plan);
   plan->rootfd = plan->stub_fd = -1;
+  plan->mounts.container_userns_fd = -1;
   plan->init.stage.sync_sock = plan->init.exec_fifo_fd = -1;
   plan->init.stage.stub_fd = -1;
   plan->init.create_container_state = plan->init.start_container_state = -1;
@@ -481,4 +482,5 @@ create_plan_free (struct create_plan *plan)
   close_fd (&plan->init.start_container_state);
   memset (plan, 0, sizeof *plan);
   plan->rootfd = plan->stub_fd = -1;
+  plan->mounts.container_userns_fd = -1;
 }

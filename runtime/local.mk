@@ -32,6 +32,7 @@ libruntime_a_SOURCES = \
 	runtime/mempolicy.c runtime/mempolicy.h \
 	runtime/monitor.c runtime/monitor.h \
 	runtime/monitor_duties.c runtime/monitor_duties.h \
+	runtime/mount_idmap.c runtime/mount_idmap.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \
 	runtime/netns.c runtime/netns.h \
@@ -42,6 +43,7 @@ libruntime_a_SOURCES = \
 	runtime/rootfs.c runtime/rootfs.h \
 	runtime/shared_netns.c runtime/shared_netns.h \
 	runtime/spawn.c runtime/spawn.h \
+	runtime/userns.c runtime/userns.h \
 	runtime/state_store.c runtime/state_store.h \
 	runtime/supervise.c runtime/supervise.h \
 	runtime/sync.c runtime/sync.h
