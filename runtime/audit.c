@@ -2,9 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,26 +11,6 @@
 #include "oci/json_writer.h"
 #include "runtime/audit.h"
 #include "runtime/container.h"
-
-char *
-audit_path (const char *dir, const char *id)
-{
-  return xasprintf ("%s/%s.jsonl", dir, id);
-}
-
-int
-audit_open (const char *dir, const char *id, agentrt_error_t *err)
-{
-  cleanup_free char *path = audit_path (dir, id);
-  int fd;
-
-  if (mkdir (dir, 0700) < 0 && errno != EEXIST)
-    return agentrt_error (err, errno, "audit: mkdir `%s`", dir);
-  fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0)
-    return agentrt_error (err, errno, "audit: open `%s`", path);
-  return fd;
-}
 
 /* One line, written with a single write(2) so that writers interleave by
  * whole lines (O_APPEND). */

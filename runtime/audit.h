@@ -1,5 +1,5 @@
 /* The audit trail: one file of JSON lines per container under the policy's
- * audit dir (<dir>/<id>.jsonl), written O_APPEND so that the runtime, the
+ * audit dir (<dir>/<id>.jsonl, opened safely: audit_open.h), written O_APPEND so that the runtime, the
  * monitor and the egress sidecar can all add lines, and kept after
  * `delete`.  Events: create (every change the hardening made), limit
  * (oom, pids, lifetime), egress (written by the sidecar), sidecar (its
@@ -11,13 +11,8 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "runtime/audit_open.h"
 #include "runtime/policy/harden.h"
-
-/* Opens (creating the dir 0700 and the file 0600) the container's trail. */
-int audit_open (const char *dir, const char *id, agentrt_error_t *err);
-
-/* The path of a container's trail (malloc'd). */
-char *audit_path (const char *dir, const char *id);
 
 /* "create": hardened or not, the directives and every change. */
 int audit_create (int fd, const char *id, const struct harden_result *result,
