@@ -31,7 +31,7 @@ fault_fail (const char *point)
 
   if (wanted == NULL || strcmp (wanted, point) != 0)
     return 0;
-  if (count && failed >= strtoul (count, NULL, 10))
+  if (count && *count && failed >= strtoul (count, NULL, 10))
     return 0;
   failed++;
   errno = e > 0 ? e : EIO;

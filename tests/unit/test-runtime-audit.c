@@ -2,7 +2,8 @@
  * systems first.  audit_judge is pure; audit_open runs on a temporary tree
  * where symlinks, hard links, FIFOs and loose modes are planted: each must
  * be refused with its path and what is wrong, creating nothing.  The
- * ownership cases that need another uid run as root only. */
+ * ownership cases that need another uid run as root only.  The monitor's
+ * trail keeps, in order, what it could not write, and says so. */
 #include "config.h"
 
 #include <errno.h>
@@ -300,6 +301,109 @@ test_open_refuses_foreign_owner (void)
   check_refused ("trail owner", "ft", "/ft/c1.jsonl` is owned by uid 1234", "");
 }
 
+
+/* The monitor's trail: lines that cannot be written wait, in order, and
+ * go out before the next one, followed by a line saying so. */
+static char *
+slurp (const char *path)
+{
+  char *buf = xzalloc (65536);
+  cleanup_close int fd = open (path, O_RDONLY);
+  ssize_t n = fd >= 0 ? read (fd, buf, 65535) : -1;
+  if (n < 0)
+    buf[0] = '\0';
+  return buf;
+}
+
+static size_t
+count (const char *text, const char *needle)
+{
+  size_t n = 0;
+  for (const char *p = text; (p = strstr (p, needle)) != NULL; p++)
+    n++;
+  return n;
+}
+
+static void
+test_trail_keeps_what_cannot_be_written (void)
+{
+  cleanup_free char *path = at ("trail.jsonl");
+  cleanup_close int good = open (path, O_WRONLY | O_APPEND | O_CREAT, 0600);
+  cleanup_close int bad = open (path, O_RDONLY); /* write: EBADF */
+  cleanup_free char *text = NULL;
+  struct audit_trail t;
+  const char *lim, *note, *ex;
+
+  audit_trail_init (&t, bad, "c1");
+  CHECK (audit_limit (&t, "lifetime", "reached") < 0);
+  CHECK (audit_incident (&t, "lifetime-kill", "attempt 1 failed") < 0);
+  CHECK (t.npending == 2 && t.error == EBADF);
+  CHECK (audit_trail_flush (&t) < 0);
+  t.fd = good; /* the disk has room again */
+  CHECK (audit_exit (&t, 9, 1500) == 0);
+  CHECK (t.npending == 0 && t.late == 0 && t.lost == 0);
+  text = slurp (path);
+  lim = strstr (text, "\"event\":\"limit\"");
+  note = strstr (text, "\"event\":\"audit\"");
+  ex = strstr (text, "\"event\":\"exit\"");
+  /* in order: what waited, the note, the new line */
+  CHECK (lim && note && ex && lim < note && note < ex);
+  CHECK (strstr (text, "\"event\":\"incident\"") < note);
+  CHECK_CONTAINS (note, "\"late\":2,\"lost\":0,\"error\":\"Bad file descriptor\"");
+  CHECK_CONTAINS (ex, "\"signal\":9");
+  CHECK (count (text, "\n") == 4);
+  audit_trail_release (&t);
+}
+
+static void
+test_trail_drops_the_oldest_beyond_its_bound (void)
+{
+  cleanup_free char *path = at ("full.jsonl");
+  cleanup_close int good = open (path, O_WRONLY | O_APPEND | O_CREAT, 0600);
+  cleanup_close int bad = open (path, O_RDONLY);
+  cleanup_free char *text = NULL;
+  struct audit_trail t;
+  char detail[32];
+  int i;
+
+  audit_trail_init (&t, bad, "c1");
+  for (i = 0; i < AUDIT_PENDING_MAX + 6; i++)
+    {
+      snprintf (detail, sizeof detail, "n%d.", i);
+      audit_limit (&t, "pids", detail);
+    }
+  CHECK (t.npending == AUDIT_PENDING_MAX && t.lost == 6);
+  t.fd = good;
+  CHECK (audit_trail_drain (&t, 0) == 0);
+  text = slurp (path);
+  CHECK (strstr (text, "\"n5.\"") == NULL && strstr (text, "\"n6.\"") != NULL);
+  CHECK_CONTAINS (text, "\"late\":64,\"lost\":6");
+  CHECK (count (text, "\n") == AUDIT_PENDING_MAX + 1);
+  audit_trail_release (&t);
+}
+
+/* A write cut short (the disk filled up in the middle): the broken line is
+ * ended before the next, so that only it fails to parse. */
+static void
+test_trail_ends_a_broken_line (void)
+{
+  cleanup_free char *path = at ("broken.jsonl");
+  cleanup_close int good = open (path, O_WRONLY | O_APPEND | O_CREAT, 0600);
+  cleanup_free char *text = NULL;
+  struct audit_trail t;
+
+  CHECK (write (good, "{\"cut", 5) == 5);
+  audit_trail_init (&t, good, "c1");
+  t.partial = true;
+  t.late = 1;
+  t.error = ENOSPC;
+  CHECK (audit_exit (&t, 0, 1) == 0);
+  text = slurp (path);
+  CHECK (strncmp (text, "{\"cut\n{", 7) == 0);
+  CHECK_CONTAINS (text, "No space left on device");
+  audit_trail_release (&t);
+}
+
 int
 main (void)
 {
@@ -317,6 +421,9 @@ main (void)
   RUN_TEST (test_open_refuses_odd_paths);
   RUN_TEST (test_open_creates_and_reads);
   RUN_TEST (test_open_refuses_foreign_owner);
+  RUN_TEST (test_trail_keeps_what_cannot_be_written);
+  RUN_TEST (test_trail_drops_the_oldest_beyond_its_bound);
+  RUN_TEST (test_trail_ends_a_broken_line);
   r = UNIT_EXIT ();
   {
     cleanup_free char *rm = xasprintf ("rm -rf '%s'", base);
