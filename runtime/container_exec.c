@@ -160,7 +160,7 @@ harden_exec (struct exec_ctx *ctx, agentrt_error_t *err)
   struct hardening_record rec;
   cleanup_free char *json = NULL;
   size_t len = 0;
-  int fd;
+  int fd, r = -1;
 
   json = state_dir_read (&ctx->c->dir, HARDENING_RECORD_FILE, &len, err);
   if (json == NULL)
@@ -175,12 +175,13 @@ harden_exec (struct exec_ctx *ctx, agentrt_error_t *err)
   fd = audit_open (rec.directives.audit_dir, st->id, err);
   if (fd >= 0)
     {
-      audit_exec (fd, st->id, ctx->process->args.items[0], &changes);
+      /* like create: an exec whose trail cannot be written does not run */
+      r = audit_exec (fd, st->id, ctx->process->args.items[0], &changes, err);
       close (fd);
     }
   change_list_release (&changes);
   hardening_record_release (&rec);
-  return fd < 0 ? -1 : 0;
+  return r;
 }
 
 static int

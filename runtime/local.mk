@@ -4,6 +4,7 @@
 noinst_LIBRARIES += libruntime.a
 libruntime_a_SOURCES = \
 	runtime/audit.c runtime/audit.h \
+	runtime/audit_open.c runtime/audit_open.h \
 	runtime/caps.c runtime/caps.h \
 	runtime/child_error.c runtime/child_error.h \
 	runtime/cli.c runtime/cli.h \
@@ -32,6 +33,7 @@ libruntime_a_SOURCES = \
 	runtime/mempolicy.c runtime/mempolicy.h \
 	runtime/monitor.c runtime/monitor.h \
 	runtime/monitor_duties.c runtime/monitor_duties.h \
+	runtime/monitor_sidecar.c runtime/monitor_sidecar.h \
 	runtime/mount_idmap.c runtime/mount_idmap.h \
 	runtime/net_plan.c runtime/net_plan.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
@@ -85,7 +87,8 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
 	tests/unit/test-runtime-netplan \
-	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy
+	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
+	tests/unit/test-runtime-audit
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -98,3 +101,5 @@ tests_unit_test_runtime_sync_SOURCES = tests/unit/test-runtime-sync.c
 tests_unit_test_runtime_sync_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_mempolicy_SOURCES = tests/unit/test-runtime-mempolicy.c
 tests_unit_test_runtime_mempolicy_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_audit_SOURCES = tests/unit/test-runtime-audit.c
+tests_unit_test_runtime_audit_LDADD = $(RUNTIME_TEST_LIBS)
