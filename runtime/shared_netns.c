@@ -71,7 +71,7 @@ shared_netns_apply (const struct global_options *g,
   cleanup_container_state struct container_state *owner = NULL;
 
   if (ns == NULL || ns->path == NULL || ns->path[0] == '\0'
-      || d->netns != HARDEN_NETNS_BUNDLE)
+      || d->net_facts.bundle_ns != NET_BUNDLE_PATH)
     return 0;
   id = stat_id (ns->path);
   owner = id ? find_owner (g, id) : NULL;
@@ -92,7 +92,8 @@ shared_netns_apply (const struct global_options *g,
                           d->egress_allow ? d->egress_allow : "",
                           owner->egress_allow ? owner->egress_allow : "",
                           owner->id);
-  d->netns = HARDEN_NETNS_SHARED;
+  d->net_facts.shared_agent_ns = true;
+  d->net = net_plan_decide (&d->net_facts);
   change_addf (&result->changes, CHANGE_EGRESS, "the namespace is that of "
                "another agentrt container (a pod's)",
                "network namespace and egress proxy of container `%s` shared",
