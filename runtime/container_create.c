@@ -160,7 +160,7 @@ state_memfd (const struct container_state *st, enum container_status status,
 
 struct create_ctx
 {
-  const struct global_options *g;
+  const struct runtime_context *rt;
   const struct create_request *req;
   struct oci_config *config;
   struct hardening hardening;
@@ -198,7 +198,7 @@ cgroup_request_init (struct create_ctx *ctx)
   req->resources = l->resources;
   req->devices = l->devices;
   req->n_devices = l->n_devices;
-  req->systemd = ctx->g->systemd_cgroup;
+  req->systemd = ctx->rt->systemd_cgroup;
 }
 
 /* A step that failed while the init sets itself up: the init may have
@@ -533,7 +533,7 @@ born_in_cgroup_possible (struct create_ctx *ctx)
 {
   cleanup_error agentrt_error_t ignored = NULL;
   const struct cgroup_layout *layout = cgroup_layout_host (&ignored);
-  return layout && cgroup_clone_into_possible (layout, ctx->g->systemd_cgroup);
+  return layout && cgroup_clone_into_possible (layout, ctx->rt->systemd_cgroup);
 }
 
 /* The network plan: the hardening's, completed with what only create
@@ -633,7 +633,7 @@ start_monitor (struct create_ctx *ctx, agentrt_error_t *err)
   };
   struct monitor_request req = {
     .id = ctx->req->id,
-    .root = ctx->g->root,
+    .root = ctx->rt->root,
     .audit_fd = ctx->audit_fd,
     .lifetime = d->lifetime,
     .cgroup_path = ctx->state.cgroup_path,
@@ -739,7 +739,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   apply_directives (ctx, &po);
   if (create_plan_build (ctx->config, &po, &ctx->plan, err) < 0)
     return -1;
-  if (state_dir_create (ctx->g->root, ctx->req->id, &ctx->rb.dir, err) < 0)
+  if (state_dir_create (ctx->rt->root, ctx->req->id, &ctx->rb.dir, err) < 0)
     return -1;
   ctx->rb.have_dir = true;
   fault_point ("create:state-dir");
@@ -786,7 +786,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
 }
 
 int
-container_create (const struct global_options *g,
+container_create (const struct runtime_context *rt,
                   const struct create_request *req, struct create_outcome *out,
                   agentrt_error_t *err)
 {
@@ -796,7 +796,7 @@ container_create (const struct global_options *g,
   int r;
 
   memset (&ctx, 0, sizeof ctx);
-  ctx.g = g;
+  ctx.rt = rt;
   ctx.req = req;
   ctx.sock = ctx.pty_master = ctx.audit_fd = ctx.born_cgroup_fd = -1;
   ctx.hook_state[0] = ctx.hook_state[1] = -1;
@@ -809,11 +809,11 @@ container_create (const struct global_options *g,
   ctx.config = oci_config_parse_file (config_path, err);
   if (ctx.config == NULL)
     return -1;
-  if (hardening_apply (g, ctx.config, bundle, true, &ctx.hardening, err) < 0
+  if (hardening_apply (rt, ctx.config, bundle, true, &ctx.hardening, err) < 0
       || (cloned_binary_needed (ctx.config->process
                                     ? ctx.config->process->capabilities
                                     : NULL)
-          && cloned_binary_ensure (cli_saved_argv (), err) < 0))
+          && cloned_binary_ensure (rt->argv, err) < 0))
     {
       hardening_release (&ctx.hardening);
       oci_config_free (ctx.config);
