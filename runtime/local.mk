@@ -16,7 +16,10 @@ libruntime_a_SOURCES = \
 	runtime/cmd_audit.c runtime/cmd_events.c runtime/cmd_exec.c \
 	runtime/cmd_features.c runtime/cmd_pause.c runtime/cmd_policy.c \
 	runtime/cmd_ps.c runtime/cmd_spec.c runtime/cmd_update.c \
-	runtime/container.h runtime/container_create.c runtime/container_ops.c \
+	runtime/container.h runtime/container_create.c runtime/container_io.c \
+	runtime/container_ops.c \
+	runtime/create_ctx.c runtime/create_ctx.h runtime/create_init.c \
+	runtime/create_monitor.c runtime/create_state.c \
 	runtime/container_exec.c runtime/container_exec.h \
 	runtime/exec_process.c runtime/exec_process.h \
 	runtime/exec_stub.h runtime/exec_stub_memfd.c \
