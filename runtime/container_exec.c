@@ -160,7 +160,7 @@ harden_exec (struct exec_ctx *ctx, agentrt_error_t *err)
   struct hardening_record rec;
   cleanup_free char *json = NULL;
   size_t len = 0;
-  int fd;
+  int fd, r = -1;
 
   json = state_dir_read (&ctx->c->dir, HARDENING_RECORD_FILE, &len, err);
   if (json == NULL)
@@ -175,16 +175,17 @@ harden_exec (struct exec_ctx *ctx, agentrt_error_t *err)
   fd = audit_open (rec.directives.audit_dir, st->id, err);
   if (fd >= 0)
     {
-      audit_exec (fd, st->id, ctx->process->args.items[0], &changes);
+      /* like create: an exec whose trail cannot be written does not run */
+      r = audit_exec (fd, st->id, ctx->process->args.items[0], &changes, err);
       close (fd);
     }
   change_list_release (&changes);
   hardening_record_release (&rec);
-  return fd < 0 ? -1 : 0;
+  return r;
 }
 
 static int
-prepare (const struct global_options *g, struct exec_ctx *ctx,
+prepare (const struct runtime_context *rt, struct exec_ctx *ctx,
          agentrt_error_t *err)
 {
   const struct exec_options *o = ctx->opts;
@@ -209,7 +210,11 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
     return agentrt_error (err, 0, "exec --tty --detach needs "
                           "--console-socket");
   rootfd = open (ctx->c->state->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (process_spec_build (ctx->process, rootfd, NULL, &ctx->spec, err) < 0)
+  if (process_spec_build (ctx->process, rootfd, NULL, &ctx->spec, err) < 0
+      || mempolicy_build (ctx->config->linux_cfg
+                              ? ctx->config->linux_cfg->memory_policy
+                              : NULL,
+                          &ctx->spec.mempolicy, err) < 0)
     return -1;
   ctx->spec.preserve_fds = o->preserve_fds;
   if (ctx->config->linux_cfg && ctx->config->linux_cfg->seccomp)
@@ -234,10 +239,11 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
   if (ctx->child.stage.stub_fd < 0)
     return -1;
   ctx->child.stage.stub_required = ctx->c->state->hardened;
+  ctx->child.stage.chown_stdio_files = !ctx->c->state->hardened;
   /* a process CAP_SYS_PTRACE could reach before its exec: see
    * cloned_binary.h */
   if (cloned_binary_needed (ctx->process->capabilities)
-      && cloned_binary_ensure (cli_saved_argv (), err) < 0)
+      && cloned_binary_ensure (rt->argv, err) < 0)
     return -1;
   return ns_plan_join_process (ctx->c->state->pid, &ctx->ns, err);
 }
@@ -337,7 +343,7 @@ exec_ctx_release (struct exec_ctx *ctx)
 }
 
 int
-container_exec (const struct global_options *g, const struct exec_options *o,
+container_exec (const struct runtime_context *rt, const struct exec_options *o,
                 agentrt_error_t *err)
 {
   struct container c;
@@ -346,7 +352,7 @@ container_exec (const struct global_options *g, const struct exec_options *o,
   sigset_t all;
   int r;
 
-  if (container_load (g, o->id, &c, err) < 0)
+  if (container_load (rt, o->id, &c, err) < 0)
     return -1;
   if (c.state == NULL)
     {
@@ -363,7 +369,7 @@ container_exec (const struct global_options *g, const struct exec_options *o,
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
     r = agentrt_error (err, errno, "prctl PR_SET_DUMPABLE");
   else
-    r = prepare (g, &ctx, err) < 0 ? -1 : spawn_and_setup (&ctx, err);
+    r = prepare (rt, &ctx, err) < 0 ? -1 : spawn_and_setup (&ctx, err);
   if (r < 0 && ctx.pid > 0)
     {
       kill (ctx.pid, SIGKILL);

@@ -4,6 +4,7 @@
 noinst_LIBRARIES += libruntime.a
 libruntime_a_SOURCES = \
 	runtime/audit.c runtime/audit.h \
+	runtime/audit_open.c runtime/audit_open.h \
 	runtime/caps.c runtime/caps.h \
 	runtime/child_error.c runtime/child_error.h \
 	runtime/cli.c runtime/cli.h \
@@ -15,7 +16,10 @@ libruntime_a_SOURCES = \
 	runtime/cmd_audit.c runtime/cmd_events.c runtime/cmd_exec.c \
 	runtime/cmd_features.c runtime/cmd_pause.c runtime/cmd_policy.c \
 	runtime/cmd_ps.c runtime/cmd_spec.c runtime/cmd_update.c \
-	runtime/container.h runtime/container_create.c runtime/container_ops.c \
+	runtime/container.h runtime/container_create.c runtime/container_io.c \
+	runtime/container_ops.c \
+	runtime/create_ctx.c runtime/create_ctx.h runtime/create_init.c \
+	runtime/create_monitor.c runtime/create_state.c \
 	runtime/container_exec.c runtime/container_exec.h \
 	runtime/exec_process.c runtime/exec_process.h \
 	runtime/exec_stub.h runtime/exec_stub_memfd.c \
@@ -26,10 +30,14 @@ libruntime_a_SOURCES = \
 	runtime/hardening.c runtime/hardening.h \
 	runtime/hooks.c runtime/hooks.h \
 	runtime/init.c runtime/init.h \
+	runtime/id_list.c runtime/id_list.h \
 	runtime/log.c runtime/log.h \
 	runtime/lsm_selinux.c runtime/lsm_selinux.h \
+	runtime/mempolicy.c runtime/mempolicy.h \
 	runtime/monitor.c runtime/monitor.h \
 	runtime/monitor_duties.c runtime/monitor_duties.h \
+	runtime/monitor_sidecar.c runtime/monitor_sidecar.h \
+	runtime/mount_idmap.c runtime/mount_idmap.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \
 	runtime/netns.c runtime/netns.h \
@@ -40,6 +48,7 @@ libruntime_a_SOURCES = \
 	runtime/rootfs.c runtime/rootfs.h \
 	runtime/shared_netns.c runtime/shared_netns.h \
 	runtime/spawn.c runtime/spawn.h \
+	runtime/userns.c runtime/userns.h \
 	runtime/state_store.c runtime/state_store.h \
 	runtime/supervise.c runtime/supervise.h \
 	runtime/sync.c runtime/sync.h
@@ -79,7 +88,8 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	libpolicyfile.a libegress.a liboci.a libcommon.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
-	tests/unit/test-runtime-sync
+	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
+	tests/unit/test-runtime-audit
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -88,3 +98,7 @@ tests_unit_test_runtime_plan_SOURCES = tests/unit/test-runtime-plan.c
 tests_unit_test_runtime_plan_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_sync_SOURCES = tests/unit/test-runtime-sync.c
 tests_unit_test_runtime_sync_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_mempolicy_SOURCES = tests/unit/test-runtime-mempolicy.c
+tests_unit_test_runtime_mempolicy_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_audit_SOURCES = tests/unit/test-runtime-audit.c
+tests_unit_test_runtime_audit_LDADD = $(RUNTIME_TEST_LIBS)

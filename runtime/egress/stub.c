@@ -120,16 +120,6 @@ stub_name_allowed (struct egress *eg, const char *name)
   return allowlist_match_name (eg->allow, h.name, ALLOWLIST_ANY_PORT);
 }
 
-static void
-audit (struct stub *s, const struct waiter *w, const char *decision, const char *reason,
-       size_t answers, uint32_t ttl)
-{
-  char type[16];
-
-  audit_dns (s->eg, w->udp_fd >= 0 ? "udp" : "tcp", w->q.name[0] ? w->q.name : NULL,
-             dns_type_name (w->q.qtype, type), decision, reason, answers, ttl);
-}
-
 /* Sends the answer to w (which the caller then frees or reuses). */
 static void
 reply (struct stub *s, struct waiter *w, unsigned rcode, const struct netaddr *addrs,
@@ -157,6 +147,24 @@ reply (struct stub *s, struct waiter *w, unsigned rcode, const struct netaddr *a
   (void) s;
 }
 
+/* Records the answer, then sends it.  An answer that cannot be recorded
+ * is not given: SERVFAIL instead (the audit trail failed, audit.c). */
+static void
+respond (struct stub *s, struct waiter *w, unsigned rcode, const struct netaddr *addrs,
+         size_t n, uint32_t ttl, const char *decision, const char *reason)
+{
+  char type[16];
+
+  if (audit_dns (s->eg, w->udp_fd >= 0 ? "udp" : "tcp", w->q.name[0] ? w->q.name : NULL,
+                 dns_type_name (w->q.qtype, type), decision, reason, n, ttl)
+      < 0)
+    {
+      rcode = DNS_RCODE_SERVFAIL;
+      n = 0;
+    }
+  reply (s, w, rcode, addrs, n, ttl);
+}
+
 /* Answers an A/AAAA query from a cached (or just resolved) answer. */
 static void
 answer_cached (struct stub *s, struct waiter *w, const struct namecache_answer *a,
@@ -164,12 +172,10 @@ answer_cached (struct stub *s, struct waiter *w, const struct namecache_answer *
 {
   if (a->result == DNS_NXDOMAIN)
     {
-      reply (s, w, DNS_RCODE_NXDOMAIN, NULL, 0, 0);
-      audit (s, w, "allow", "nxdomain", 0, ttl);
+      respond (s, w, DNS_RCODE_NXDOMAIN, NULL, 0, ttl, "allow", "nxdomain");
       return;
     }
-  reply (s, w, DNS_RCODE_NOERROR, a->addrs, a->n, ttl);
-  audit (s, w, "allow", a->n ? "ok" : "nodata", a->n, ttl);
+  respond (s, w, DNS_RCODE_NOERROR, a->addrs, a->n, ttl, "allow", a->n ? "ok" : "nodata");
 }
 
 /* Every address must be public or unlocked by an IP entry (on some port):
@@ -222,10 +228,7 @@ lookup_done (void *owner, const struct resolve_result *res)
       l->waiters = w->next;
       s->nwaiters--;
       if (denied)
-        {
-          reply (s, w, DNS_RCODE_REFUSED, NULL, 0, 0);
-          audit (s, w, "deny", denied, 0, 0);
-        }
+        respond (s, w, DNS_RCODE_REFUSED, NULL, 0, 0, "deny", denied);
       else if ((a = namecache_get (eg->names, w->q.name, family, eg->now_ms, &ttl)) != NULL)
         answer_cached (s, w, a, ttl);
       else
@@ -233,8 +236,8 @@ lookup_done (void *owner, const struct resolve_result *res)
           /* The lookup failed (or its TTL was 0: answered once, not cached). */
           int fam = family == AF_INET6;
           bool ok = res->result[fam] == DNS_OK || res->result[fam] == DNS_NODATA;
-          reply (s, w, ok ? DNS_RCODE_NOERROR : DNS_RCODE_SERVFAIL, res->addrs, ok ? res->n : 0, 0);
-          audit (s, w, ok ? "allow" : "deny", ok ? "ok" : "resolve-failed", 0, 0);
+          respond (s, w, ok ? DNS_RCODE_NOERROR : DNS_RCODE_SERVFAIL, res->addrs,
+                   ok ? res->n : 0, 0, ok ? "allow" : "deny", ok ? "ok" : "resolve-failed");
         }
       waiter_done (w);
     }
@@ -296,20 +299,19 @@ handle (struct stub *s, struct waiter *w, size_t len)
   if (p != STUB_QUERY)
     {
       w->q.qend = 0;
-      reply (s, w, p == STUB_NOTIMP ? DNS_RCODE_NOTIMP : DNS_RCODE_FORMERR, NULL, 0, 0);
-      audit (s, w, "deny", p == STUB_NOTIMP ? "not-a-query" : "malformed-query", 0, 0);
+      respond (s, w, p == STUB_NOTIMP ? DNS_RCODE_NOTIMP : DNS_RCODE_FORMERR, NULL, 0, 0, "deny",
+               p == STUB_NOTIMP ? "not-a-query" : "malformed-query");
       goto done;
     }
   if (!w->q.host_name || w->q.qclass != 1 || !stub_name_allowed (s->eg, w->q.name))
     {
-      reply (s, w, DNS_RCODE_REFUSED, NULL, 0, 0);
-      audit (s, w, "deny", w->q.qclass != 1 ? "not-class-in" : "not-allowlisted", 0, 0);
+      respond (s, w, DNS_RCODE_REFUSED, NULL, 0, 0, "deny",
+               w->q.qclass != 1 ? "not-class-in" : "not-allowlisted");
       goto done;
     }
   if (w->q.qtype != DNS_TYPE_A && w->q.qtype != DNS_TYPE_AAAA)
     {
-      reply (s, w, DNS_RCODE_NOERROR, NULL, 0, 0);
-      audit (s, w, "allow", "type-not-answered", 0, 0);
+      respond (s, w, DNS_RCODE_NOERROR, NULL, 0, 0, "allow", "type-not-answered");
       goto done;
     }
   a = namecache_get (s->eg->names, w->q.name, w->q.qtype == DNS_TYPE_A ? AF_INET : AF_INET6,
@@ -319,10 +321,15 @@ handle (struct stub *s, struct waiter *w, size_t len)
       answer_cached (s, w, a, ttl);
       goto done;
     }
+  /* A lookup the trail could not record is not made. */
+  if (!audit_ready (s->eg))
+    {
+      respond (s, w, DNS_RCODE_SERVFAIL, NULL, 0, 0, "deny", "audit-unavailable");
+      goto done;
+    }
   if (wait_lookup (s, w))
     return;
-  reply (s, w, DNS_RCODE_SERVFAIL, NULL, 0, 0);
-  audit (s, w, "deny", "busy", 0, 0);
+  respond (s, w, DNS_RCODE_SERVFAIL, NULL, 0, 0, "deny", "busy");
 done:
   waiter_done (w);
 }

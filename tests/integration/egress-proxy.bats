@@ -150,10 +150,11 @@ TRICKS=(
   has_line 5000
   local events
   events=$(egress_events)
-  # every line: the contract's fields, this container
+  # every line: the contract's fields, this container, named by the proxy
   jq -se --arg id "$CT_ID" 'length >= 6 and all(.[];
       (keys == (["addr", "bytes_down", "bytes_up", "decision", "duration_ms", "event", "host",
-                 "id", "port", "proto", "reason", "time"])) and .id == $id)' <<<"$events" >/dev/null \
+                 "id", "port", "proto", "reason", "time", "via"])) and .id == $id
+      and .via == "proxy")' <<<"$events" >/dev/null \
     || fail "bad audit lines:"$'\n'"$events"
   local want
   for want in \
