@@ -183,7 +183,7 @@ parse_network (const struct json_ctx *c, const struct json_node *dir,
   const struct json_path *p = JSON_PATH_KEY (dp, "network");
   const struct json_node *o = json_member (dir, "network");
   struct net_inputs *in = &d->net_facts;
-  cleanup_free char *agent = NULL, *outside = NULL, *maker = NULL;
+  cleanup_free char *agent = NULL, *outside = NULL, *maker = NULL, *rules = NULL;
   int bundle, uplink;
 
   if (o == NULL)
@@ -201,7 +201,11 @@ parse_network (const struct json_ctx *c, const struct json_node *dir,
                            &in->local_monitor, NULL) < 0
       || json_member_string (c, o, p, "agent", JSON_REQUIRED, &agent) < 0
       || json_member_string (c, o, p, "outside", JSON_REQUIRED, &outside) < 0
-      || json_member_string (c, o, p, "maker", JSON_REQUIRED, &maker) < 0)
+      || json_member_string (c, o, p, "maker", JSON_REQUIRED, &maker) < 0
+      /* absent in the records of containers made before issue 14 */
+      || json_member_bool (c, o, p, "transparent", JSON_OPTIONAL,
+                           &in->transparent, NULL) < 0
+      || json_member_string (c, o, p, "rules", JSON_OPTIONAL, &rules) < 0)
     return -1;
   in->hardened = true;
   in->bundle_ns = (enum net_bundle_ns) bundle;
@@ -209,7 +213,8 @@ parse_network (const struct json_ctx *c, const struct json_node *dir,
   d->net = net_plan_decide (in);
   if (strcmp (agent, net_agent_name (d->net.agent)) != 0
       || strcmp (outside, net_outside_name (d->net.outside)) != 0
-      || strcmp (maker, net_maker_name (d->net.maker)) != 0)
+      || strcmp (maker, net_maker_name (d->net.maker)) != 0
+      || strcmp (rules ? rules : "none", net_rules_name (d->net.rules)) != 0)
     return json_fail (c, p, "not the plan its facts make");
   return 0;
 }

@@ -404,7 +404,8 @@ parse_egress (const struct json_ctx *c, const struct json_node *root,
               struct agent_policy *pol)
 {
   static const char *const known[] = { "allow", "ceiling", "allowBroad",
-                                       "publicSuffixList", "uplink", NULL };
+                                       "publicSuffixList", "uplink",
+                                       "transparent", NULL };
   const struct json_node *o;
   const struct json_path *p = JSON_PATH_KEY (NULL, "egress");
   agentrt_error_t *err = c->err;
@@ -415,6 +416,8 @@ parse_egress (const struct json_ctx *c, const struct json_node *root,
     return 0;
   if (json_member_bool (c, o, p, "allowBroad", JSON_OPTIONAL,
                         &pol->allow_broad_egress, NULL) < 0
+      || json_member_bool (c, o, p, "transparent", JSON_OPTIONAL,
+                           &pol->egress_transparent, NULL) < 0
       || member_strings (c, o, p, "allow", check_list_entry,
                          &pol->egress_allow) < 0)
     return -1;

@@ -263,8 +263,21 @@ harden_network (const struct oci_config *c, enum net_bundle_ns bundle_ns,
     .egress = d->egress == HARDEN_EGRESS_PROXY,
     .userns = oci_config_namespace (c, OCI_NS_USER) != NULL,
     .uplink = policy->egress_uplink,
+    .transparent = policy->egress_transparent,
   };
   d->net = net_plan_decide (&d->net_facts);
+  if (d->net.transparent)
+    change_add (changes, CHANGE_EGRESS, "every TCP connection and DNS query "
+                "of the agent goes to the sidecar (default routes to lo; "
+                "nftables: TCP to 127.0.0.1:15001, port 53 to the DNS stub "
+                "on 127.0.0.1:53, other UDP and ICMP dropped; "
+                "/etc/resolv.conf names the stub)",
+                "programs that ignore proxy variables are judged by the "
+                "allowlist too (egress.transparent)");
+  else if (d->net.listeners)
+    change_add (changes, CHANGE_EGRESS, "proxy only: a program that ignores "
+                "the proxy variables reaches nothing",
+                "egress.transparent is false");
   if (bundle_ns == NET_BUNDLE_NEW && d->net.outside == NET_OUTSIDE_RUNTIME)
     change_add (changes, CHANGE_EGRESS, "the sidecar connects out from the "
                 "runtime's network namespace",

@@ -73,7 +73,8 @@ struct net_plan
 net_plan_decide (const struct net_inputs *in)
 {
   struct net_plan p = { NET_AGENT_AS_BUNDLE, NET_OUTSIDE_NONE,
-                        NET_MAKER_NOBODY, false, false, false };
+                        NET_MAKER_NOBODY, false, false, false, false,
+                        NET_RULES_NONE };
 
   if (!in->hardened)
     {
@@ -94,6 +95,10 @@ net_plan_decide (const struct net_inputs *in)
   p.listeners = p.outside != NET_OUTSIDE_NONE;
   p.host_names = p.outside == NET_OUTSIDE_RUNTIME;
   p.maker = maker (in, &p);
+  /* the transparent path needs the sidecar that serves it */
+  p.transparent = in->transparent && p.listeners;
+  if (p.transparent)
+    p.rules = p.maker == NET_MAKER_MONITOR ? NET_RULES_MONITOR : NET_RULES_RUNTIME;
   return p;
 }
 
@@ -140,6 +145,14 @@ net_maker_name (enum net_maker m)
   return m == NET_MAKER_INIT      ? "init"
          : m == NET_MAKER_MONITOR ? "monitor"
                                   : "nobody";
+}
+
+const char *
+net_rules_name (enum net_rules r)
+{
+  return r == NET_RULES_MONITOR   ? "monitor"
+         : r == NET_RULES_RUNTIME ? "runtime"
+                                  : "none";
 }
 
 static const char *const bundle_ns_names[] = { "host", "new", "path", NULL };
@@ -191,8 +204,10 @@ net_plan_write_json (const struct net_inputs *in, const struct net_plan *p,
   json_kv_bool (w, "userNamespace", in->userns);
   json_kv_bool (w, "localMonitor", in->local_monitor);
   json_kv_string (w, "uplink", net_uplink_name (in->uplink));
+  json_kv_bool (w, "transparent", in->transparent);
   json_kv_string (w, "agent", net_agent_name (p->agent));
   json_kv_string (w, "outside", net_outside_name (p->outside));
   json_kv_string (w, "maker", net_maker_name (p->maker));
+  json_kv_string (w, "rules", net_rules_name (p->rules));
   json_end_object (w);
 }

@@ -41,6 +41,9 @@ struct net_inputs
   bool userns;            /* the container has a user namespace */
   bool local_monitor;     /* `run` in the foreground is its own monitor */
   enum net_uplink uplink;
+  bool transparent;       /* the policy's egress.transparent: every TCP
+                             connection and DNS query of the agent goes
+                             to the sidecar, proxy variables or not */
 };
 
 /* Where the agent's process ends up. */
@@ -70,6 +73,16 @@ enum net_maker
   NET_MAKER_MONITOR,  /* the monitor, while the init builds its mounts */
 };
 
+/* Who installs the transparent path's routes and nftables rules in the
+ * agent's namespace (they allocate: libnftables). */
+enum net_rules
+{
+  NET_RULES_NONE,
+  NET_RULES_MONITOR, /* the monitor, the namespace's maker, while in it */
+  NET_RULES_RUNTIME, /* create, entering the namespace the init made (the
+                        init must not allocate between clone and exec) */
+};
+
 struct net_plan
 {
   enum net_agent agent;
@@ -79,6 +92,10 @@ struct net_plan
   bool listeners;     /* bind the sidecar's listeners there */
   bool host_names;    /* the sidecar resolves with the host's resolv.conf
                          and hosts (its outside is the runtime's own) */
+  bool transparent;   /* the maker also binds the transparent listeners
+                         and the DNS stub's sockets there, and the
+                         namespace gets the routes and rules (`rules`) */
+  enum net_rules rules;
 };
 
 struct oci_config;
@@ -100,6 +117,8 @@ bool net_plan_monitor_prepares_init (const struct net_plan *p);
 const char *net_agent_name (enum net_agent a);
 const char *net_outside_name (enum net_outside o);
 const char *net_maker_name (enum net_maker m);
+/* "none", "monitor", "runtime". */
+const char *net_rules_name (enum net_rules r);
 /* "host", "new", "path"; "auto", "bundle", "runtime" (the policy's
  * egress.uplink and the hardening record). */
 const char *net_bundle_ns_name (enum net_bundle_ns ns);
@@ -110,8 +129,8 @@ int net_bundle_ns_from_name (const char *name);
 int net_uplink_from_name (const char *name);
 
 /* "network": the facts (bundle, sharedAgentNamespace, hooks, egress,
- * userNamespace, localMonitor, uplink) and the plan (agent, outside,
- * maker), a member of the hardening's directives. */
+ * userNamespace, localMonitor, uplink, transparent) and the plan (agent,
+ * outside, maker, rules), a member of the hardening's directives. */
 void net_plan_write_json (const struct net_inputs *in,
                           const struct net_plan *p, struct json_writer *w);
 

@@ -101,6 +101,11 @@ struct agent_policy
    * namespace is configured by nobody (default auto: the runtime's own;
    * runtime/policy/net_plan.h). */
   enum net_uplink egress_uplink;
+  /* The transparent path (default true): in the agent's namespace every
+   * TCP connection goes to the sidecar's transparent listener and every
+   * DNS query to its stub, so that programs that ignore proxy variables
+   * are judged too.  false: proxy only (recorded). */
+  bool egress_transparent;
 
   /* The agent seccomp profile stacked on the bundle's filter.  NULL only
    * when the policy file disables it explicitly ("profile": null). */

@@ -127,6 +127,9 @@ test_malformed (void)
                 "egress.publicSuffixList: expected an absolute path");
   expect_error ("{\"egress\":{\"publicSuffixList\":true}}",
                 "egress.publicSuffixList: expected a string");
+  expect_error ("{\"egress\":{\"transparent\":\"no\"}}",
+                "egress.transparent: expected a boolean");
+  expect_error ("{\"egress\":{\"transparent\":0}}", "egress.transparent");
   expect_error ("{\"seccomp\":{\"profile\":\"agent.json\"}}",
                 "seccomp.profile: expected an absolute path or null");
   expect_error ("{\"seccomp\":{\"profile\":5}}",
@@ -164,6 +167,7 @@ test_empty_is_defaults (void)
   CHECK (p.egress_ceiling.len == 1 && p.egress_allow.len == 0);
   CHECK_STR_EQ (p.public_suffix_list, POLICY_DEFAULT_PUBLIC_SUFFIX_LIST);
   CHECK (p.sidecar_busy_poll_us == 100);
+  CHECK (p.egress_transparent && d.egress_transparent);
   policy_release (&p);
   policy_release (&d);
 }
@@ -188,7 +192,7 @@ test_values (void)
       "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"48h\"},"
       "\"egress\":{\"allow\":[\"pypi.org\",\"10.0.0.0/8\"],\"ceiling\":"
       "[\"*.corp.example\",\"pypi.org\"],\"allowBroad\":true,"
-      "\"publicSuffixList\":\"/etc/agentrt/psl.dat\"},"
+      "\"publicSuffixList\":\"/etc/agentrt/psl.dat\",\"transparent\":false},"
       "\"seccomp\":{\"profile\":null},"
       "\"sidecar\":{\"uid\":990,\"gid\":991,\"busyPollMicroseconds\":0},"
       "\"audit\":{\"dir\":\"/srv/audit\"}}",
@@ -220,6 +224,7 @@ test_values (void)
   CHECK (p.egress_allow.len == 2 && p.egress_ceiling.len == 2);
   CHECK (p.allow_broad_egress);
   CHECK_STR_EQ (p.public_suffix_list, "/etc/agentrt/psl.dat");
+  CHECK (!p.egress_transparent);
   CHECK (p.seccomp_profile == NULL);
   CHECK (p.sidecar_uid == 990 && p.sidecar_gid == 991 && p.sidecar_busy_poll_us == 0);
   CHECK_STR_EQ (p.audit_dir, "/srv/audit");

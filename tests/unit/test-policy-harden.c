@@ -560,6 +560,59 @@ test_agent_netns (void)
   CHECK_STR_EQ (net_for (new_ns, hooks, "none"), "own/none");
 }
 
+/* The egress change that says how programs that ignore proxy variables
+ * fare (NULL: none), for egress EGRESS and the policy's transparent. */
+static const char *
+transparent_change (const char *egress, bool transparent, bool *planned)
+{
+  static char what[512];
+  struct oci_config *c = parse (
+      "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
+      "\"process\":{\"user\":{\"uid\":0,\"gid\":0},\"args\":[\"sh\"],"
+      "\"cwd\":\"/\"},\"linux\":{\"namespaces\":[{\"type\":\"network\"}]}}");
+  struct harden_result r;
+  agentrt_error_t err = NULL;
+  const char *found = NULL;
+
+  policy.egress_transparent = transparent;
+  kv_list_set (&c->annotations, "run.agentrt.egress", egress);
+  CHECK (run (c, &r, NULL, &err) == 0);
+  *planned = r.directives.net.transparent;
+  CHECK (r.directives.net_facts.transparent == transparent);
+  for (size_t i = 0; i < r.changes.len; i++)
+    {
+      const struct change *ch = &r.changes.items[i];
+      if (ch->kind == CHANGE_EGRESS && strstr (ch->why, "egress.transparent"))
+        {
+          CHECK (found == NULL); /* one */
+          snprintf (what, sizeof what, "%s (%s)", ch->what, ch->why);
+          found = what;
+        }
+    }
+  harden_result_release (&r);
+  oci_config_free (c);
+  policy.egress_transparent = true;
+  return found;
+}
+
+static void
+test_transparent (void)
+{
+  bool planned;
+  const char *ch = transparent_change ("proxy", true, &planned);
+
+  CHECK (planned);
+  CHECK_CONTAINS (ch, "every TCP connection and DNS query of the agent goes "
+                      "to the sidecar");
+  /* off by the policy: proxy only, and said so */
+  ch = transparent_change ("proxy", false, &planned);
+  CHECK (!planned);
+  CHECK_CONTAINS (ch, "proxy only: a program that ignores the proxy variables "
+                      "reaches nothing (egress.transparent is false)");
+  /* no sidecar: nothing to redirect to */
+  CHECK (transparent_change ("none", true, &planned) == NULL && !planned);
+}
+
 /* Hardening a hardened config changes nothing more in the config, and the
  * change list only restates the directives. */
 static void
@@ -662,8 +715,10 @@ test_renderings (void)
   CHECK_CONTAINS (json, "\"directives\":{\"rootfs\":\"readonly\"");
   CHECK_CONTAINS (json, "\"egress\":\"proxy\",\"egressAllow\":\"\"");
   CHECK_CONTAINS (json, "\"network\":{\"bundle\":\"new\"");
-  CHECK_CONTAINS (json, "\"agent\":\"own\",\"outside\":\"runtime\","
-                        "\"maker\":\"monitor\"},\"envKeep\":[]");
+  CHECK_CONTAINS (json, "\"uplink\":\"auto\",\"transparent\":true,"
+                        "\"agent\":\"own\",\"outside\":\"runtime\","
+                        "\"maker\":\"monitor\",\"rules\":\"monitor\"},"
+                        "\"envKeep\":[]");
   CHECK (strstr (json, "wJalrXUtnFEMI") == NULL);
   free (json);
   free (text);
@@ -747,6 +802,7 @@ main (void)
   RUN_TEST (test_cri);
   RUN_TEST (test_rootfs_modes);
   RUN_TEST (test_agent_netns);
+  RUN_TEST (test_transparent);
   RUN_TEST (test_idempotent);
   RUN_TEST (test_privileged);
   RUN_TEST (test_exec_process);

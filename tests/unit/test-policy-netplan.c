@@ -1,8 +1,9 @@
 /* Unit tests of the network plan (runtime/policy/net_plan.h): every
  * combination of the bundle's namespace, hooks, egress and uplink, each row
  * naming where the agent and the sidecar end up; then who prepares the agent's
- * namespace (user namespace, `run` in the foreground); hardening off; a
- * pod's shared namespace. */
+ * namespace (user namespace, `run` in the foreground); the transparent
+ * path and who installs its rules; hardening off; a pod's shared
+ * namespace. */
 #include "config.h"
 
 #include <stdio.h>
@@ -90,6 +91,47 @@ test_every_combination (void)
       CHECK (p.lo_up);
       CHECK (p.listeners == hardened_rows[i].egress);
       CHECK (p.host_names == (p.outside == NET_OUTSIDE_RUNTIME));
+      /* the policy's egress.transparent off: proxy only, no rules */
+      CHECK (!p.transparent && p.rules == NET_RULES_NONE);
+    }
+}
+
+/* egress.transparent: the transparent path wherever there is a sidecar
+ * to serve it, its rules installed by the monitor when it makes the
+ * namespace, else by the runtime (the init must not allocate). */
+static void
+test_transparent (void)
+{
+  static const struct
+  {
+    enum net_bundle_ns ns;
+    bool egress, userns, local;
+    bool transparent;
+    const char *rules;
+  } rows[] = {
+    { HOST, false, false, false, false, "none" },
+    { PATH, false, false, false, false, "none" },
+    { HOST, true, false, false, true, "monitor" },
+    { NEW, true, false, false, true, "monitor" },
+    { PATH, true, false, false, true, "monitor" },
+    { HOST, true, false, true, true, "monitor" },
+    { PATH, true, false, true, true, "runtime" },
+    { HOST, true, true, false, true, "runtime" },
+    { PATH, true, true, true, true, "runtime" },
+  };
+
+  for (size_t i = 0; i < sizeof (rows) / sizeof (rows[0]); i++)
+    {
+      struct net_inputs in = { .hardened = true, .bundle_ns = rows[i].ns,
+                               .egress = rows[i].egress, .userns = rows[i].userns,
+                               .local_monitor = rows[i].local, .transparent = true };
+      struct net_plan p = net_plan_decide (&in);
+      if (p.transparent != rows[i].transparent)
+        fprintf (stderr, "row %zu: transparent %d\n", i, p.transparent);
+      CHECK (p.transparent == rows[i].transparent);
+      CHECK_STR_EQ (net_rules_name (p.rules), rows[i].rules);
+      CHECK (p.rules == NET_RULES_NONE
+             || (p.rules == NET_RULES_MONITOR) == (p.maker == NET_MAKER_MONITOR));
     }
 }
 
@@ -137,23 +179,26 @@ test_hardening_off_and_shared (void)
     { PATH, false, "nobody" },
   };
   struct net_inputs shared = { .hardened = true, .bundle_ns = PATH,
-                               .shared_agent_ns = true, .egress = true };
+                               .shared_agent_ns = true, .egress = true,
+                               .transparent = true };
   struct net_plan p;
 
   for (size_t i = 0; i < sizeof (rows) / sizeof (rows[0]); i++)
     {
       struct net_inputs in = { .hardened = false, .bundle_ns = rows[i].ns,
-                               .egress = true, .hooks = true };
+                               .egress = true, .hooks = true, .transparent = true };
       p = net_plan_decide (&in);
       CHECK_STR_EQ (net_agent_name (p.agent), "as-bundle");
       CHECK_STR_EQ (net_outside_name (p.outside), "none");
-      CHECK (p.lo_up == rows[i].lo_up && !p.listeners);
+      CHECK (p.lo_up == rows[i].lo_up && !p.listeners && !p.transparent);
       CHECK_STR_EQ (net_maker_name (p.maker), rows[i].maker);
     }
   p = net_plan_decide (&shared);
   CHECK_STR_EQ (net_agent_name (p.agent), "shared");
   CHECK_STR_EQ (net_outside_name (p.outside), "none");
+  /* the sandbox's namespace has its rules already */
   CHECK (!p.lo_up && !p.listeners && p.maker == NET_MAKER_NOBODY);
+  CHECK (!p.transparent && p.rules == NET_RULES_NONE);
 }
 
 int
@@ -161,6 +206,7 @@ main (void)
 {
   RUN_TEST (test_every_combination);
   RUN_TEST (test_who_prepares);
+  RUN_TEST (test_transparent);
   RUN_TEST (test_hardening_off_and_shared);
   return UNIT_EXIT ();
 }

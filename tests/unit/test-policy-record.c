@@ -36,7 +36,8 @@ static const char full_policy[] =
     "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"1h\","
     "\"maxLifetime\":\"2h\"},"
     "\"egress\":{\"allow\":[\"pypi.org\"],\"ceiling\":[\"pypi.org\"],"
-    "\"allowBroad\":true,\"publicSuffixList\":\"/srv/psl.dat\"},"
+    "\"allowBroad\":true,\"publicSuffixList\":\"/srv/psl.dat\","
+    "\"uplink\":\"bundle\",\"transparent\":false},"
     "\"seccomp\":{\"profile\":null},"
     "\"sidecar\":{\"uid\":990,\"gid\":991,\"busyPollMicroseconds\":7},"
     "\"audit\":{\"dir\":\"/srv/audit\"}}";
@@ -86,7 +87,8 @@ fill_directives (struct harden_directives *d)
                                       .bundle_ns = NET_BUNDLE_PATH,
                                       .shared_agent_ns = true,
                                       .egress = true,
-                                      .uplink = NET_UPLINK_RUNTIME };
+                                      .uplink = NET_UPLINK_RUNTIME,
+                                      .transparent = true };
   d->net = net_plan_decide (&d->net_facts);
   str_list_append (&d->env_keep, "GH_TOKEN");
   d->sidecar_uid = 1;
@@ -122,6 +124,10 @@ test_record_round_trip (void)
          && rec.directives.net_facts.bundle_ns == NET_BUNDLE_PATH
          && rec.directives.net_facts.uplink == NET_UPLINK_RUNTIME);
   CHECK (rec.directives.net.agent == NET_AGENT_SHARED);
+  /* a pod's container joins the rules of the sandbox's namespace */
+  CHECK (rec.directives.net_facts.transparent && !rec.directives.net.transparent
+         && rec.directives.net.rules == NET_RULES_NONE);
+  CHECK (!rec.policy.egress_transparent);
   CHECK (rec.directives.rootfs == HARDEN_ROOTFS_EPHEMERAL);
   CHECK (rec.policy.pids_limit == 256 && !rec.policy.protect_persistence);
   again = hardening_record_to_json (&rec.policy, &rec.directives, rec.program,
@@ -130,6 +136,18 @@ test_record_round_trip (void)
   free (again);
   hardening_record_release (&rec);
   free (json);
+
+  /* not shared: the monitor makes the agent's namespace and its rules */
+  d.net_facts.shared_agent_ns = false;
+  d.net = net_plan_decide (&d.net_facts);
+  json = hardening_record_to_json (&policy, &d, NULL, 0, 0);
+  CHECK (hardening_record_parse (json, strlen (json), &rec, &err) == 0);
+  CHECK (rec.directives.net.transparent
+         && rec.directives.net.rules == NET_RULES_MONITOR);
+  hardening_record_release (&rec);
+  free (json);
+  d.net_facts.shared_agent_ns = true;
+  d.net = net_plan_decide (&d.net_facts);
 
   /* no agent profile */
   json = hardening_record_to_json (&policy, &d, NULL, 0, 0);
@@ -158,6 +176,13 @@ test_damaged_records (void)
     { "\"agent\":\"shared\"", "\"agent\":\"own\"",
       "directives.network: not the plan its facts make" },
     { "\"network\":{", "\"networks\":{", "directives.network: missing" },
+    { "\"transparent\":true", "\"transparent\":1",
+      "directives.network.transparent" },
+    { "\"rules\":\"none\"", "\"rules\":\"monitor\"",
+      "directives.network: not the plan its facts make" },
+    { "\"rules\":\"none\"", "\"rules\":7", "directives.network.rules" },
+    /* a record made before the transparent path: neither member */
+    { "\"transparent\":true,", "", NULL },
     { "\"lifetime\":600", "\"lifetime\":-1", "directives.lifetime" },
     { "\"requiredMasks\":[\"/root/.ssh\"]", "\"requiredMasks\":[1]",
       "directives.requiredMasks[0]" },
@@ -196,8 +221,12 @@ test_damaged_records (void)
           CHECK_CONTAINS (err ? err->msg : NULL, edits[i].error);
           CHECK (rec.program == NULL && rec.directives.audit_dir == NULL);
         }
-      else if (r == 0)
-        hardening_record_release (&rec);
+      else
+        {
+          CHECK (r == 0); /* the edit keeps the record valid */
+          if (r == 0)
+            hardening_record_release (&rec);
+        }
       agentrt_error_release (&err);
       free (bad);
     }
