@@ -212,6 +212,7 @@ transparent_inspect_up (struct conn *c, struct flow *f)
       if (r == PEEK_NAME)
         set_name (c, p.host.is_addr ? c->host.name : p.host.name);
       c->via = peek_proto_via (p.proto);
+      c->decision = NULL; /* the stub's name allowed it until the first bytes */
       conn_refuse (c, "deny", r == PEEK_BAD ? p.reason : "name-mismatch");
       return INSPECT_STOP;
     }
