@@ -6,6 +6,7 @@
 # the one file here that reads a file).
 noinst_LIBRARIES += libegress.a
 libegress_a_SOURCES = \
+	runtime/egress/agent_resolv.c runtime/egress/agent_resolv.h \
 	runtime/egress/allowlist.c runtime/egress/allowlist.h \
 	runtime/egress/dns.c runtime/egress/dns.h \
 	runtime/egress/dns_stub.c runtime/egress/dns_stub.h \
@@ -23,6 +24,7 @@ libegress_a_SOURCES = \
 EGRESS_UNIT_LDADD = libegress.a libcommon.a
 
 check_PROGRAMS += \
+	tests/unit/test-egress-agent-resolv \
 	tests/unit/test-egress-allowlist \
 	tests/unit/test-egress-dns \
 	tests/unit/test-egress-dns-stub \
@@ -33,6 +35,7 @@ check_PROGRAMS += \
 	tests/unit/test-egress-public-suffix \
 	tests/unit/test-egress-socks5
 TESTS += \
+	tests/unit/test-egress-agent-resolv \
 	tests/unit/test-egress-allowlist \
 	tests/unit/test-egress-dns \
 	tests/unit/test-egress-dns-stub \
@@ -42,6 +45,7 @@ TESTS += \
 	tests/unit/test-egress-poll \
 	tests/unit/test-egress-public-suffix \
 	tests/unit/test-egress-socks5
+tests_unit_test_egress_agent_resolv_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_allowlist_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_dns_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_dns_stub_LDADD = $(EGRESS_UNIT_LDADD)
