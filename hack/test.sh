@@ -41,6 +41,7 @@ cd "$AGENTRT_TOP"
 PACKAGES=(
   build-essential autoconf automake libtool pkg-config git
   libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
+  libnftables-dev nftables
   bats busybox-static jq iproute2 util-linux coreutils procps python3
   libcap2-bin crun runc publicsuffix
 )

@@ -131,7 +131,8 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
     return -1;
   ctx->rb.have_dir = true;
   fault_point ("create:state-dir");
-  if (open_audit (ctx, err) < 0 || create_prepare_state (ctx, bundle, err) < 0)
+  if (open_audit (ctx, err) < 0 || create_prepare_state (ctx, bundle, err) < 0
+      || create_agent_resolv (ctx, err) < 0)
     return -1;
   fault_point ("create:state-saved");
   /* On a pure cgroup v2 host (cgroupfs driver) the init is cloned straight
@@ -188,7 +189,9 @@ container_create (const struct runtime_context *rt,
   ctx.req = req;
   ctx.sock = ctx.pty_master = ctx.audit_fd = ctx.born_cgroup_fd = -1;
   ctx.hook_state[0] = ctx.hook_state[1] = -1;
-  ctx.egress_fds[0] = ctx.egress_fds[1] = ctx.egress_fds[2] = -1;
+  for (int i = 0; i < EGRESS_SOCKETS; i++)
+    ctx.egress_sock[i] = -1;
+  ctx.outside_netns_fd = -1;
   ctx.monitor.sock = ctx.agent_netns_fd = -1;
   if (bundle == NULL)
     return agentrt_error (err, errno, "--bundle `%s`",
@@ -235,9 +238,9 @@ container_create (const struct runtime_context *rt,
     close (ctx.hook_state[0]);
   if (ctx.hook_state[1] >= 0)
     close (ctx.hook_state[1]);
-  for (int i = 0; i < 3; i++)
-    if (ctx.egress_fds[i] >= 0)
-      close (ctx.egress_fds[i]);
+  netns_egress_close (ctx.egress_sock);
+  if (ctx.outside_netns_fd >= 0)
+    close (ctx.outside_netns_fd);
   if (ctx.monitor.sock >= 0)
     close (ctx.monitor.sock);
   if (ctx.agent_netns_fd >= 0)

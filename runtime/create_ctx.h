@@ -38,7 +38,8 @@ struct create_ctx
   struct cgroup_request cgroup;
   int sock;          /* the runtime's end of the sync socket */
   int hook_state[2]; /* "creating" and "created" state memfds */
-  int egress_fds[3]; /* http and socks listeners, outside netns (or -1) */
+  int egress_sock[EGRESS_SOCKETS]; /* the sockets the init bound (or -1) */
+  int outside_netns_fd; /* the bundle's namespace as the outside (or -1) */
   struct monitor_handle monitor; /* hardened: forked before the init */
   int agent_netns_fd; /* the agent's namespace the monitor made (or -1) */
   struct net_plan net; /* the hardening's, completed; or hardening off's */
@@ -59,6 +60,14 @@ void create_cgroup_request_init (struct create_ctx *ctx);
 bool create_born_in_cgroup_possible (struct create_ctx *ctx);
 int create_enter_cgroup (struct create_ctx *ctx, pid_t pid, agentrt_error_t *err);
 int create_prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err);
+/* The file the container's process sees at `path` before the hardening's
+ * own mounts: an engine's bind on that path, else the image's (-1 when
+ * there is none). */
+int create_open_container_file (struct create_ctx *ctx, const char *path);
+/* With the transparent path: <state dir>/resolv.conf naming the DNS stub
+ * (runtime/egress/agent_resolv.h), bound read-only on the agent's
+ * /etc/resolv.conf after the bundle's mounts. */
+int create_agent_resolv (struct create_ctx *ctx, agentrt_error_t *err);
 
 /* create_init.c: the init, cloned and served until it is ready. */
 int create_make_exec_fifo (struct create_ctx *ctx, agentrt_error_t *err);

@@ -10,6 +10,7 @@
 #include "common/cleanup.h"
 #include "runtime/audit.h"
 #include "runtime/fault.h"
+#include "runtime/netns_rules.h"
 #include "runtime/proc_util.h"
 #include "runtime/seccomp_notify.h"
 #include "runtime/spawn.h"
@@ -96,26 +97,47 @@ hand_over_seccomp (struct create_ctx *ctx, int listener, agentrt_error_t *err)
 }
 
 /* SYNC_NETNS: what the plan says the init hands over: the sidecar's
- * listeners when the init bound them, then the bundle's namespace when
- * that is the sidecar's outside. */
+ * sockets when the init bound them (flags: which, netns.h; the IPv6 ones
+ * may be missing), the agent's namespace when the runtime installs its
+ * rules, then the bundle's namespace when that is the sidecar's outside.
+ * The rules are installed here, before the init goes on to `start`. */
 static int
-take_egress_fds (struct create_ctx *ctx, const int *fds, int nfds,
-                 agentrt_error_t *err)
+take_egress_fds (struct create_ctx *ctx, const struct sync_msg *msg,
+                 const int *fds, int nfds, agentrt_error_t *err)
 {
-  int listeners = ctx->net.maker == NET_MAKER_INIT && ctx->net.listeners ? 2 : 0;
-  bool outside = ctx->net.outside == NET_OUTSIDE_BUNDLE;
+  const struct net_plan *net = &ctx->net;
+  bool by_init = net->maker == NET_MAKER_INIT && net->listeners;
+  uint32_t want = 0, got = by_init ? msg->flags : 0;
+  bool agent = net->rules == NET_RULES_RUNTIME;
+  bool outside = net->outside == NET_OUTSIDE_BUNDLE;
+  int n = __builtin_popcount (got), i = 0, s, r = 0;
 
-  if (nfds != listeners + outside || nfds == 0)
+  if (by_init)
+    for (s = 0; s < (net->transparent ? EGRESS_SOCKETS : EGRESS_PROXY_SOCKETS); s++)
+      want |= 1u << s;
+  /* every socket the plan makes, but the IPv6 ones */
+  if ((got & ~want) != 0
+      || (want & ~got & ~((1u << EGRESS_SOCK_TRANSPARENT6) | (1u << EGRESS_SOCK_DNS_UDP6)
+                           | (1u << EGRESS_SOCK_DNS_TCP6))) != 0
+      || nfds != n + agent + outside || nfds == 0)
     {
-      for (int i = 0; i < nfds; i++)
+      for (i = 0; i < nfds; i++)
         close (fds[i]);
-      return agentrt_error (err, EPROTO, "sync: %d network fds received, "
-                            "the plan says %d", nfds, listeners + outside);
+      return agentrt_error (err, EPROTO, "sync: %d network fds received "
+                            "(sockets %#x), the plan says otherwise", nfds,
+                            (unsigned) got);
     }
-  memcpy (ctx->egress_fds, fds, sizeof (int) * (size_t) listeners);
+  for (s = 0; s < EGRESS_SOCKETS; s++)
+    if (got & (1u << s))
+      ctx->egress_sock[s] = fds[i++];
+  if (agent)
+    {
+      r = netns_rules_install_in (fds[i], err);
+      close (fds[i++]);
+    }
   if (outside)
-    ctx->egress_fds[2] = fds[listeners];
-  return 0;
+    ctx->outside_netns_fd = fds[i];
+  return r;
 }
 
 /* Serves the init's requests until it reports SYNC_READY. */
@@ -146,7 +168,7 @@ serve_init (struct create_ctx *ctx, agentrt_error_t *err)
                         : agentrt_error (err, EPROTO, "sync: no pty received");
           break;
         case SYNC_NETNS:
-          r = take_egress_fds (ctx, fds, nfds, err);
+          r = take_egress_fds (ctx, &msg, fds, nfds, err);
           break;
         case SYNC_SECCOMP_FD:
           r = nfds == 1 ? hand_over_seccomp (ctx, fds[0], err)

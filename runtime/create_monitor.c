@@ -3,12 +3,10 @@
  * foreground as its own monitor. */
 #include "config.h"
 
-#include <fcntl.h>
 #include <sys/un.h>
 
 #include "common/cleanup.h"
 #include "runtime/fault.h"
-#include "runtime/path_resolve.h"
 #include "runtime/proc_util.h"
 
 #include "runtime/create_ctx.h"
@@ -18,17 +16,9 @@
 static int
 open_name_file (struct create_ctx *ctx, const char *path)
 {
-  size_t i;
-
   if (ctx->net.host_names)
     return -1; /* the outside is the runtime's network: its own files */
-  for (i = 0; i < ctx->config->n_mounts; i++)
-    {
-      const struct oci_mount *m = &ctx->config->mounts[i];
-      if (strcmp (m->destination, path) == 0 && m->source && m->source[0] == '/')
-        return open (m->source, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    }
-  return path_open_in_root (ctx->plan.rootfd, path, O_RDONLY | O_NONBLOCK);
+  return create_open_container_file (ctx, path);
 }
 
 /* Hardened: the monitor starts just before the init is cloned, so that
@@ -95,9 +85,8 @@ create_commit_monitor (struct create_ctx *ctx, agentrt_error_t *err)
 {
   bool egress = ctx->net.listeners;
   struct monitor_commit c = {
-    .http_fd = ctx->egress_fds[0],
-    .socks_fd = ctx->egress_fds[1],
-    .netns_fd = ctx->egress_fds[2],
+    .sock = ctx->net.maker == NET_MAKER_INIT ? ctx->egress_sock : NULL,
+    .netns_fd = ctx->outside_netns_fd,
     .resolv_fd = egress ? open_name_file (ctx, "/etc/resolv.conf") : -1,
     .hosts_fd = egress ? open_name_file (ctx, "/etc/hosts") : -1,
   };

@@ -1,14 +1,21 @@
 /* create: the cgroup request and the cgroup, the state directory's
- * documents (config as applied, the hardening record, state.json). */
+ * documents (config as applied, the hardening record, state.json, the
+ * agent's resolv.conf with the transparent path). */
 #include "config.h"
 
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "oci/hardening_record.h"
+#include "runtime/egress/agent_resolv.h"
 #include "runtime/fault.h"
 #include "runtime/log.h"
+#include "runtime/path_resolve.h"
 
 #include "runtime/create_ctx.h"
 
@@ -102,4 +109,65 @@ create_prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_
   if (ctx->hardening.enforced && save_hardening (ctx, err) < 0)
     return -1;
   return create_save (ctx, err);
+}
+
+int
+create_open_container_file (struct create_ctx *ctx, const char *path)
+{
+  size_t i;
+
+  for (i = 0; i < ctx->config->n_mounts; i++)
+    {
+      const struct oci_mount *m = &ctx->config->mounts[i];
+      if (strcmp (m->destination, path) == 0 && m->source && m->source[0] == '/')
+        return open (m->source, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    }
+  return path_open_in_root (ctx->plan.rootfd, path, O_RDONLY | O_NONBLOCK);
+}
+
+/* The original's first bytes (what agent_resolv keeps is in them), or
+ * NULL when there is none to read. */
+static char *
+read_original_resolv (struct create_ctx *ctx, size_t *len)
+{
+  cleanup_close int fd = create_open_container_file (ctx, "/etc/resolv.conf");
+  size_t cap = 16384;
+  char *buf;
+  ssize_t n;
+
+  *len = 0;
+  if (fd < 0)
+    return NULL;
+  buf = xmalloc (cap);
+  while (*len < cap && ((n = read (fd, buf + *len, cap - *len)) > 0
+                        || (n < 0 && errno == EINTR)))
+    if (n > 0)
+      *len += (size_t) n;
+  return buf;
+}
+
+int
+create_agent_resolv (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  static const char name[] = "resolv.conf";
+  cleanup_free char *orig = NULL, *text = NULL;
+  size_t len;
+  int tree;
+
+  if (!ctx->net.transparent)
+    return 0;
+  orig = read_original_resolv (ctx, &len);
+  text = agent_resolv_render (orig, len);
+  if (state_dir_write (&ctx->rb.dir, name, text, strlen (text), err) < 0)
+    return agentrt_error_wrap (err, "the agent's resolv.conf");
+  if (fchmodat (ctx->rb.dir.dirfd, name, 0644, 0) < 0)
+    return agentrt_error (err, errno, "the agent's resolv.conf: chmod `%s/%s`",
+                          ctx->rb.dir.path, name);
+  tree = (int) syscall (SYS_open_tree, ctx->rb.dir.dirfd, name,
+                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (tree < 0)
+    return agentrt_error (err, errno, "the agent's resolv.conf: open_tree "
+                          "`%s/%s`", ctx->rb.dir.path, name);
+  mount_plan_add_file (&ctx->plan.mounts, "/etc/resolv.conf", tree);
+  return 0;
 }

@@ -74,10 +74,11 @@ await_runtime_hooks (const struct init_plan *plan, struct child_error *cerr)
 
 /* Once the hooks ran: the agent's network namespace, when the init is its
  * maker (net_plan), gets lo up (INNER: it is made first) and the sidecar's
- * listeners bound in it; with the monitor as the maker, an INNER namespace
+ * sockets bound in it; with the monitor as the maker, an INNER namespace
  * it made is joined.  The runtime then gets what the plan says it needs:
- * the listeners the init bound, and the bundle's namespace when that is
- * the sidecar's outside. */
+ * the sockets the init bound (flags: which), the agent's namespace when
+ * the runtime installs its routes and rules (they allocate), and the
+ * bundle's namespace when that is the sidecar's outside. */
 static int
 setup_agent_netns (const struct init_plan *plan, int procfd,
                    struct child_error *cerr)
@@ -86,7 +87,9 @@ setup_agent_netns (const struct init_plan *plan, int procfd,
   struct sync_msg msg;
   bool inner = net->agent == NET_AGENT_INNER;
   bool by_init = net->maker == NET_MAKER_INIT;
-  int fds[3] = { -1, -1, -1 }, n = 0, outside = -1, r = -1, i;
+  int socks[EGRESS_SOCKETS], fds[EGRESS_SOCKETS + 2], n = 0, outside = -1;
+  uint32_t mask = 0;
+  int r = -1, i;
 
   if (net->agent == NET_AGENT_AS_BUNDLE || net->agent == NET_AGENT_SHARED
       || (!inner && !by_init))
@@ -117,12 +120,23 @@ setup_agent_netns (const struct init_plan *plan, int procfd,
         goto out;
       if (net->listeners)
         {
-          fds[n++] = netns_listen_loopback (EGRESS_HTTP_PORT, cerr);
-          if (fds[0] < 0)
+          if (netns_egress_sockets (net->transparent, socks, cerr) < 0)
             goto out;
-          fds[n++] = netns_listen_loopback (EGRESS_SOCKS_PORT, cerr);
-          if (fds[1] < 0)
-            goto out;
+          for (i = 0; i < EGRESS_SOCKETS; i++)
+            if (socks[i] >= 0)
+              {
+                mask |= 1u << i;
+                fds[n++] = socks[i];
+              }
+        }
+      if (net->rules == NET_RULES_RUNTIME)
+        {
+          fds[n] = openat (procfd, "thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+          if (fds[n++] < 0)
+            {
+              child_error (cerr, errno, "open the agent's network namespace");
+              goto out;
+            }
         }
     }
   r = 0;
@@ -135,8 +149,9 @@ setup_agent_netns (const struct init_plan *plan, int procfd,
     }
   memset (&msg, 0, sizeof msg);
   msg.type = SYNC_NETNS;
+  msg.flags = mask;
   if (sync_send (plan->stage.sync_sock, &msg, fds, n) < 0)
-    r = child_error (cerr, errno, "sync: hand over the egress listeners");
+    r = child_error (cerr, errno, "sync: hand over the egress sockets");
 out:
   if (outside >= 0)
     close (outside);

@@ -41,6 +41,7 @@ libruntime_a_SOURCES = \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \
 	runtime/netns.c runtime/netns.h \
+	runtime/netns_rules.c runtime/netns_rules.h \
 	runtime/path_resolve.c runtime/path_resolve.h \
 	runtime/proc_util.c runtime/proc_util.h \
 	runtime/process_setup.c runtime/process_setup.h \
@@ -75,13 +76,13 @@ BUILT_SOURCES = runtime/exec_stub_image.c
 CLEANFILES = runtime/exec_stub_image.c
 
 libruntime_a_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CAP_CFLAGS) \
-	$(SELINUX_CFLAGS) $(SYSTEMD_CFLAGS)
+	$(SELINUX_CFLAGS) $(SYSTEMD_CFLAGS) $(NFTABLES_CFLAGS)
 
 bin_PROGRAMS += agentrt
 agentrt_SOURCES = runtime/main.c
 agentrt_LDADD = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	libpolicyfile.a libegress.a liboci.a libcommon.a \
-	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
+	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS) $(NFTABLES_LIBS)
 
 # Unit tests of the runtime's pure parts and of path resolution (no root).
 RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \

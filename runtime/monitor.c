@@ -26,8 +26,10 @@ enum
   MONITOR_GO_NETNS = 1 << 0,
   MONITOR_GO_RESOLV = 1 << 1,
   MONITOR_GO_HOSTS = 1 << 2,
-  MONITOR_GO_LISTENERS = 1 << 3, /* http and socks */
 };
+/* ... then the sidecar's sockets the init bound: socket i (netns.h) when
+ * bit MONITOR_GO_SOCK + i is set. */
+#define MONITOR_GO_SOCK 8
 
 /* Tells the runtime why the monitor cannot go on, and stops. */
 static void __attribute__ ((noreturn))
@@ -166,8 +168,7 @@ await_go (struct monitor *m)
 
   await_runtime (m, SYNC_MONITOR_GO, &msg, fds, &nfds);
   flags = msg.flags;
-  if (nfds != __builtin_popcount (flags & ~MONITOR_GO_LISTENERS)
-                  + (flags & MONITOR_GO_LISTENERS ? 2 : 0))
+  if (nfds != __builtin_popcount (flags))
     report_and_exit (m->sock, EPROTO, "monitor: the runtime's go lacks fds");
   if (flags & MONITOR_GO_NETNS)
     m->egress.netns = fds[i++];
@@ -175,11 +176,9 @@ await_go (struct monitor *m)
     m->egress.resolv = fds[i++];
   if (flags & MONITOR_GO_HOSTS)
     m->egress.hosts = fds[i++];
-  if (flags & MONITOR_GO_LISTENERS)
-    {
-      m->egress.http = fds[i++];
-      m->egress.socks = fds[i++];
-    }
+  for (int s = 0; s < EGRESS_SOCKETS; s++)
+    if (flags & (1u << (MONITOR_GO_SOCK + s)))
+      m->egress.sock[s] = fds[i++];
 }
 
 /* The monitor and the sidecar outlive the command that started them: they
@@ -380,12 +379,9 @@ monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
     flags |= MONITOR_GO_RESOLV, fds[nfds++] = c->resolv_fd;
   if (c->hosts_fd >= 0)
     flags |= MONITOR_GO_HOSTS, fds[nfds++] = c->hosts_fd;
-  if (c->http_fd >= 0 && c->socks_fd >= 0)
-    {
-      flags |= MONITOR_GO_LISTENERS;
-      fds[nfds++] = c->http_fd;
-      fds[nfds++] = c->socks_fd;
-    }
+  for (int s = 0; c->sock && s < EGRESS_SOCKETS; s++)
+    if (c->sock[s] >= 0)
+      flags |= 1u << (MONITOR_GO_SOCK + s), fds[nfds++] = c->sock[s];
   r = monitor_expect (h, SYNC_MONITOR_WATCHING, &msg, NULL, NULL, err);
   if (r == 0)
     {

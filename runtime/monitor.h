@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "runtime/netns.h"
 #include "runtime/policy/net_plan.h"
 
 /* The sidecar's settings (the hardening's egress directives). */
@@ -51,8 +52,9 @@ struct monitor_request
 /* What the runtime hands over once the init is ready. */
 struct monitor_commit
 {
-  int http_fd;   /* the listeners the init bound, -1 when the monitor */
-  int socks_fd;  /* made the agent's namespace (or without egress) */
+  const int *sock; /* the sockets the init bound (EGRESS_SOCKETS of
+                      them), NULL when the monitor prepared the agent's
+                      namespace (or without egress) */
   int netns_fd;  /* the outside namespace, -1: the runtime's own */
   int resolv_fd; /* resolv.conf and hosts the container was given */
   int hosts_fd;

@@ -20,6 +20,7 @@
 #include "runtime/fault.h"
 #include "runtime/monitor_duties.h"
 #include "runtime/netns.h"
+#include "runtime/netns_rules.h"
 #include "runtime/proc_util.h"
 
 void
@@ -28,7 +29,9 @@ monitor_duties_init (struct monitor *m, const struct monitor_request *req)
   memset (m, 0, sizeof *m);
   m->req = req;
   m->sock = m->pidfd = m->timerfd = m->sidecar_pidfd = m->sidecar_report = -1;
-  m->egress = (struct egress_fds){ -1, -1, -1, -1, -1 };
+  for (int i = 0; i < EGRESS_SOCKETS; i++)
+    m->egress.sock[i] = -1;
+  m->egress.netns = m->egress.resolv = m->egress.hosts = -1;
   audit_trail_init (&m->trail, req->audit_fd, req->id);
   clock_gettime (CLOCK_BOOTTIME, &m->started);
 }
@@ -273,19 +276,23 @@ enter_init_netns (const struct monitor *m, int pidfd)
   return r;
 }
 
-/* In the namespace to prepare: lo up, the listeners. */
+/* In the namespace to prepare: lo up, the sidecar's sockets, and the
+ * transparent path's routes and rules. */
 static int
 bring_up (struct monitor *m, struct child_error *cerr)
 {
+  cleanup_error agentrt_error_t err = NULL;
+  const struct net_plan *net = &m->req->net;
+
   if (netns_loopback_up (cerr) < 0)
     return -1;
   if (m->req->egress == NULL)
     return 0;
-  m->egress.http = netns_listen_loopback (EGRESS_HTTP_PORT, cerr);
-  if (m->egress.http < 0)
+  if (netns_egress_sockets (net->transparent, m->egress.sock, cerr) < 0)
     return -1;
-  m->egress.socks = netns_listen_loopback (EGRESS_SOCKS_PORT, cerr);
-  return m->egress.socks < 0 ? -1 : 0;
+  if (net->rules == NET_RULES_MONITOR && netns_rules_install (&err) < 0)
+    return child_error (cerr, err->status, "%s", err->msg);
+  return 0;
 }
 
 int
@@ -373,19 +380,21 @@ int
 monitor_local_commit (struct monitor *m, const struct monitor_commit *c,
                       agentrt_error_t *err)
 {
-  const int theirs[] = { c->http_fd, c->socks_fd, c->netns_fd, c->resolv_fd,
-                         c->hosts_fd };
-  int *mine[] = { &m->egress.http, &m->egress.socks, &m->egress.netns,
-                  &m->egress.resolv, &m->egress.hosts };
+  const int theirs[] = { c->netns_fd, c->resolv_fd, c->hosts_fd };
+  int *mine[] = { &m->egress.netns, &m->egress.resolv, &m->egress.hosts };
   struct child_error cerr = { 0 };
   size_t i;
 
   if (m->req->egress == NULL)
     return 0;
-  /* create closes its own fds: the sidecar gets copies (the listeners are
+  /* create closes its own fds: the sidecar gets copies (the sockets are
    * already here when this monitor bound them) */
-  for (i = 0; i < 5; i++)
+  for (i = 0; i < 3; i++)
     if (theirs[i] >= 0 && (*mine[i] = fcntl (theirs[i], F_DUPFD_CLOEXEC, 3)) < 0)
+      return agentrt_error (err, errno, "monitor: the egress fds");
+  for (i = 0; c->sock && i < EGRESS_SOCKETS; i++)
+    if (c->sock[i] >= 0
+        && (m->egress.sock[i] = fcntl (c->sock[i], F_DUPFD_CLOEXEC, 3)) < 0)
       return agentrt_error (err, errno, "monitor: the egress fds");
   if (monitor_start_sidecar (m, &cerr) < 0)
     return agentrt_error_verbatim (err, cerr.status, cerr.msg);

@@ -20,8 +20,8 @@
  * own listeners), open until the sidecar has them. */
 struct egress_fds
 {
-  int http;   /* listening sockets inside the agent's namespace */
-  int socks;
+  int sock[EGRESS_SOCKETS]; /* inside the agent's namespace (netns.h),
+                               -1: none */
   int netns;  /* the outside namespace, -1: the monitor's own */
   int resolv;
   int hosts;
@@ -56,8 +56,9 @@ void monitor_duties_init (struct monitor *m, const struct monitor_request *req);
 int monitor_arm_lifetime (struct monitor *m);
 /* The cgroup's limit-event watch (none without req->cgroup_path). */
 int monitor_watch_cgroup (struct monitor *m, bool owned);
-/* The agent's network namespace (enum monitor_netns): lo up and, with
- * egress, the proxy's listeners bound in it.  `target`: the init's own new
+/* The agent's network namespace (the plan's, req->net): lo up and, with
+ * egress, the sidecar's sockets bound in it; with the transparent path
+ * its routes and rules too (netns_rules.h).  `target`: the init's own new
  * namespace (its pidfd), or -1 to make one, returned in *agent.  The
  * caller stays in its own namespace. */
 int monitor_prepare_netns (struct monitor *m, int target, int *agent,

@@ -116,7 +116,11 @@ sidecar_fail (int report, const char *step)
   _exit (127);
 }
 
-/* Exec of the sidecar in the outside namespace, with its fds at 3..8;
+/* The sidecar's fds, from 3 on in this order: the pidfd, the audit fd,
+ * the name files, then its sockets in the agent's namespace. */
+#define SIDECAR_FDS (4 + EGRESS_SOCKETS)
+
+/* Exec of the sidecar in the outside namespace, with its fds at 3..;
  * report is above them (the caller made sure).  Every other fd is
  * close-on-exec (the caller made sure of that too). */
 static void __attribute__ ((noreturn))
@@ -124,26 +128,28 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
               const struct egress_fds *f, int pidfd, int report)
 {
   const struct monitor_egress *e = req->egress;
-  int src[6] = { f->http, f->socks, pidfd, req->audit_fd, f->resolv, f->hosts };
-  char num[8][16], uid[16], gid[16], poll[16];
-  char *argv[32];
+  int src[SIDECAR_FDS] = { pidfd, req->audit_fd, f->resolv, f->hosts };
+  char num[SIDECAR_FDS][16], uid[16], gid[16], poll[16];
+  char *argv[48];
   char *envp[SIDECAR_ENV_MAX];
   char env_buf[SIDECAR_ENV_MAX][1024];
-  int hi[6], i, n = 0;
+  int hi[SIDECAR_FDS], i, n = 0;
   sigset_t none;
 
+  for (i = 0; i < EGRESS_SOCKETS; i++)
+    src[4 + i] = f->sock[i];
   if (f->netns >= 0 && setns (f->netns, CLONE_NEWNET) < 0)
     sidecar_fail (report, "enter the outside network namespace");
-  /* Park every fd high, then bring them down to 3..8 in order (dup2
+  /* Park every fd high, then bring them down to 3.. in order (dup2
    * clears close-on-exec there, and only there). */
-  for (i = 0; i < 6; i++)
+  for (i = 0; i < SIDECAR_FDS; i++)
     if ((hi[i] = src[i] < 0 ? -1 : fcntl (src[i], F_DUPFD_CLOEXEC, 100)) < 0
         && src[i] >= 0)
       sidecar_fail (report, "duplicate its fds");
-  for (i = 0; i < 6; i++)
+  for (i = 0; i < SIDECAR_FDS; i++)
     if (hi[i] >= 0 && dup2 (hi[i], 3 + i) < 0)
       sidecar_fail (report, "duplicate its fds");
-  for (i = 0; i < 6; i++)
+  for (i = 0; i < SIDECAR_FDS; i++)
     snprintf (num[i], sizeof num[i], "%d", 3 + i);
   snprintf (uid, sizeof uid, "%u", (unsigned) e->uid);
   snprintf (gid, sizeof gid, "%u", (unsigned) e->gid);
@@ -151,25 +157,27 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
   argv[n++] = (char *) "agentrt-egress";
   argv[n++] = (char *) "--id";
   argv[n++] = (char *) req->id;
-  argv[n++] = (char *) "--http-fd";
-  argv[n++] = num[0];
-  argv[n++] = (char *) "--socks-fd";
-  argv[n++] = num[1];
+  for (i = 0; i < EGRESS_SOCKETS; i++)
+    if (f->sock[i] >= 0)
+      {
+        argv[n++] = (char *) netns_egress_option ((enum egress_socket) i);
+        argv[n++] = num[4 + i];
+      }
   argv[n++] = (char *) "--init-pidfd";
-  argv[n++] = num[2];
+  argv[n++] = num[0];
   argv[n++] = (char *) "--audit-fd";
-  argv[n++] = num[3];
+  argv[n++] = num[1];
   argv[n++] = (char *) "--allow";
   argv[n++] = (char *) e->allow;
   if (f->resolv >= 0)
     {
       argv[n++] = (char *) "--resolv-conf-fd";
-      argv[n++] = num[4];
+      argv[n++] = num[2];
     }
   if (f->hosts >= 0)
     {
       argv[n++] = (char *) "--hosts-fd";
-      argv[n++] = num[5];
+      argv[n++] = num[3];
     }
   argv[n++] = (char *) "--uid";
   argv[n++] = uid;
@@ -216,7 +224,7 @@ sidecar_start (const struct monitor_request *req, const struct egress_fds *f,
   if (pipe2 (pipefd, O_CLOEXEC | O_NONBLOCK) < 0)
     return child_error (cerr, errno, "start the egress sidecar: pipe");
   *report = pipefd[0];
-  /* above the fds the child brings down to 3..8 */
+  /* above the fds the child brings down to 3.. (SIDECAR_FDS) */
   report_w = fcntl (pipefd[1], F_DUPFD_CLOEXEC, 100);
   close (pipefd[1]);
   if (report_w < 0)
@@ -338,8 +346,9 @@ void
 monitor_close_egress (struct monitor *m)
 {
   struct egress_fds *e = &m->egress;
-  int *fds[] = { &e->http, &e->socks, &e->netns, &e->resolv, &e->hosts };
+  int *fds[] = { &e->netns, &e->resolv, &e->hosts };
   size_t i;
+  netns_egress_close (e->sock);
   for (i = 0; i < sizeof fds / sizeof fds[0]; i++)
     if (*fds[i] >= 0)
       {

@@ -411,6 +411,24 @@ mount_plan_defer_sysfs (struct mount_plan *plan)
 }
 
 void
+mount_plan_add_file (struct mount_plan *plan, const char *destination,
+                     int tree_fd)
+{
+  struct mount_step *s;
+
+  plan->steps = xreallocarray (plan->steps, plan->n_steps + 1, sizeof *plan->steps);
+  s = &plan->steps[plan->n_steps++];
+  memset (s, 0, sizeof *s);
+  s->kind = MOUNT_KIND_BIND;
+  s->destination = plan_keep (plan, xstrdup (destination));
+  s->source = s->destination; /* for errors: the runtime's own file */
+  s->tree_fd = tree_fd;
+  s->dest_is_file = true;
+  s->attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+                | MOUNT_ATTR_NOEXEC;
+}
+
+void
 mount_plan_free (struct mount_plan *plan)
 {
   size_t i;

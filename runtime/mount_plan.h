@@ -81,6 +81,13 @@ int mount_plan_build (const struct oci_config *config, const char *bundle,
 /* Marks the sysfs mounts, and the mounts below them, to be made only once
  * the agent's network namespace is in place. */
 void mount_plan_defer_sysfs (struct mount_plan *plan);
+
+/* Appends a read-only bind of a file the runtime made (tree_fd: its
+ * detached copy, which the plan now owns) onto `destination`, after the
+ * bundle's mounts: it covers whatever they put there. */
+void mount_plan_add_file (struct mount_plan *plan, const char *destination,
+                          int tree_fd);
+
 void mount_plan_free (struct mount_plan *plan);
 
 /* The mount options agentrt understands, for `features`: the i-th name, or

@@ -36,7 +36,9 @@ enum sync_type
                          sidecar's pid */
 };
 
-#define SYNC_MAX_FDS 6
+/* The most: the sidecar's sockets (netns.h), the agent's and the outside
+ * network namespaces, or with the name files (SYNC_MONITOR_GO). */
+#define SYNC_MAX_FDS 12
 
 struct sync_msg
 {

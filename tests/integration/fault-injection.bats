@@ -347,3 +347,25 @@ lifetime_case ()
   rt_ok delete --force "$CT_ID"
   fault_nothing_left "$CT_ID"
 }
+
+# ---- the transparent path fails closed ----------------------------------------
+
+@test "fault: the transparent path's rules failing (a kernel without nftables NAT): create fails naming them, nothing left" {
+  fault_fail_create netns:nft-rules \
+    "transparent egress: nftables rules in the agent's network namespace" \
+    "nft_chain_nat, nft_redir" "egress.transparent false keeps proxy-only egress"
+}
+
+@test "fault: the same when the runtime installs them (run in the foreground); egress.transparent false does without them" {
+  fault_setup hardened
+  set_cmd true
+  AGENTRT_FAULT_FAIL=netns:nft-rules rt run --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 && $output == *"transparent egress: nftables rules"* ]] || fail "status $status: $output"
+  fault_no_processes "$CT_ID"
+  no_leftovers "$CT_ID"
+  hardening_policy '.egress.transparent = false'
+  AGENTRT_FAULT_FAIL=netns:nft-rules rt run --bundle "$BUNDLE" "$CT_ID"
+  check_status 0
+  audit_events create | jq -se 'any(.[]; .directives.network.rules == "none")' >/dev/null \
+    || fail "$(audit_events create)"
+}

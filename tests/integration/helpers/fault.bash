@@ -22,7 +22,7 @@ FAULT_DELETE_STAGES=(delete:processes-killed delete:helpers-stopped)
 # shellcheck disable=SC2034 # used by fault-injection.bats
 FAULT_FAIL_POINTS=(monitor:close-range monitor:sidecar-close-range
   monitor:sidecar-exec monitor:lifetime-kill monitor:sidecar-kill monitor:sidecar-waitpid
-  monitor:poll audit:write audit:trail-write)
+  monitor:poll audit:write audit:trail-write netns:nft-rules)
 
 # requires_fault_points: root, agentrt, and a binary with fault points.
 requires_fault_points ()
@@ -191,7 +191,7 @@ fault_delete_case ()
 # $RUNTIME.
 fault_stages_in_binary ()
 {
-  grep -aoE '(create|start|delete|monitor|audit):[a-z][a-z-]*[a-z]' "$RUNTIME" | sort -u
+  grep -aoE '(create|start|delete|monitor|audit|netns):[a-z][a-z-]*[a-z]' "$RUNTIME" | sort -u
 }
 
 # fault_fail_create POINT WORD...: a hardened create whose POINT fails is

@@ -1,0 +1,120 @@
+/* The transparent path's routes and rules (see netns_rules.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <nftables/libnftables.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/fault.h"
+#include "runtime/netns.h"
+#include "runtime/netns_rules.h"
+
+#define STR2(x) #x
+#define STR(x) STR2 (x)
+
+/* DNS first: a resolv.conf naming 127.0.0.53 (systemd-resolved) or ::1
+ * reaches the stub too.  The filter chain runs after NAT: what was
+ * redirected has a loopback destination by then. */
+const char netns_rules_ruleset[] =
+    "table inet agentrt {\n"
+    "  chain intercept {\n"
+    "    type nat hook output priority -100; policy accept;\n"
+    "    meta l4proto { tcp, udp } th dport 53 redirect to :" STR (EGRESS_DNS_PORT) "\n"
+    "    ip daddr 127.0.0.0/8 return\n"
+    "    ip6 daddr ::1 return\n"
+    "    meta l4proto tcp redirect to :" STR (EGRESS_TRANSPARENT_PORT) "\n"
+    "  }\n"
+    "  chain confine {\n"
+    "    type filter hook output priority 0; policy accept;\n"
+    "    ip daddr 127.0.0.0/8 accept\n"
+    "    ip6 daddr ::1 accept\n"
+    "    meta l4proto tcp reject with tcp reset\n"
+    "    drop\n"
+    "  }\n"
+    "}\n";
+
+#define NEEDS                                                                  \
+  "the kernel needs nftables with NAT and REDIRECT (nf_tables, "               \
+  "nft_chain_nat, nft_redir, nft_reject_inet); the policy's "                  \
+  "egress.transparent false keeps proxy-only egress"
+
+/* libnftables' first error line, without its "Error: ". */
+static void
+first_error (const char *buf, char *out, size_t size)
+{
+  const char *end;
+
+  if (buf == NULL || buf[0] == '\0')
+    buf = "refused";
+  if (strncmp (buf, "Error: ", 7) == 0)
+    buf += 7;
+  end = strchr (buf, '\n');
+  snprintf (out, size, "%.*s", (int) (end ? end - buf : (ptrdiff_t) strlen (buf)), buf);
+}
+
+static int
+load_rules (agentrt_error_t *err)
+{
+  struct nft_ctx *nft;
+  char why[256];
+  int r;
+
+  if (fault_fail ("netns:nft-rules") < 0)
+    return agentrt_error (err, errno, "transparent egress: nftables rules in "
+                          "the agent's network namespace (" NEEDS ")");
+  /* made here: its netlink socket belongs to the current namespace */
+  nft = nft_ctx_new (NFT_CTX_DEFAULT);
+  if (nft == NULL)
+    return agentrt_error (err, ENOMEM, "transparent egress: libnftables");
+  if (nft_ctx_buffer_output (nft) < 0 || nft_ctx_buffer_error (nft) < 0)
+    {
+      nft_ctx_free (nft);
+      return agentrt_error (err, ENOMEM, "transparent egress: libnftables");
+    }
+  r = nft_run_cmd_from_buffer (nft, netns_rules_ruleset);
+  if (r != 0)
+    first_error (nft_ctx_get_error_buffer (nft), why, sizeof why);
+  nft_ctx_free (nft);
+  if (r != 0)
+    return agentrt_error (err, 0, "transparent egress: nftables rules in the "
+                          "agent's network namespace: %s (" NEEDS ")", why);
+  return 0;
+}
+
+int
+netns_rules_install (agentrt_error_t *err)
+{
+  struct child_error cerr;
+
+  if (netns_default_routes (&cerr) < 0)
+    return agentrt_error_verbatim (err, cerr.status, cerr.msg);
+  return load_rules (err);
+}
+
+int
+netns_rules_install_in (int netns_fd, agentrt_error_t *err)
+{
+  int own = open ("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC), r;
+
+  if (own < 0)
+    return agentrt_error (err, errno, "transparent egress: open the "
+                          "runtime's network namespace");
+  if (setns (netns_fd, CLONE_NEWNET) < 0)
+    {
+      close (own);
+      return agentrt_error (err, errno, "transparent egress: enter the "
+                            "agent's network namespace");
+    }
+  r = netns_rules_install (err);
+  /* back home whatever happened: the caller goes on here */
+  if (setns (own, CLONE_NEWNET) < 0 && r == 0)
+    r = agentrt_error (err, errno, "transparent egress: return to the "
+                       "runtime's network namespace");
+  close (own);
+  return r;
+}
