@@ -156,14 +156,14 @@ task_status ()
   [[ ! -e $CTR_ROOT/$CTR_NS/$w ]]
 }
 
-@test "ctr run --net-host: the allowlisted server is reached only through the proxy" {
+@test "ctr run --net-host: the allowlisted server is reached only through the sidecar (proxy or transparent)" {
   # without a network namespace of the bundle's, agentrt adds one with
   # only lo and its proxy connects out from the host's: here containerd's
   run ctr_run --rm --net-host --cgroup "/$CG_PARENT/net" \
     --annotation "run.agentrt.egress.allow=$SERVER_IP" "$IMAGE" "net-$CLIENTS_TAG" sh -c "$EGRESS_PROBE"
-  egress_only_through_proxy
+  egress_only_through_sidecar
   grep -qE "^${ENGINE_IP//./\\.} .*\"GET / HTTP/1.1\" 200" "$T/server.log"
-  jq -se 'map(select(.event == "egress" and .decision == "allow")) | length == 1' \
+  jq -se 'map(select(.event == "egress" and .decision == "allow")) | length == 2' \
     "$AUDIT_DIR/net-$CLIENTS_TAG.jsonl"
 }
 

@@ -234,18 +234,18 @@ pod_egress ()
   jq -se --arg ip "$SERVER_IP" 'map(select(.event == "create"))[0].directives.egressAllow == $ip' \
     "$AUDIT_DIR/$id.jsonl" || return 1
   run cri exec "$id" 20 sh -c "$EGRESS_PROBE"
-  egress_only_through_proxy
+  egress_only_through_sidecar
   jq -se '.[0].directives.network | .sharedAgentNamespace and .agent == "shared"' "$AUDIT_DIR/$id.jsonl"
-  jq -se 'map(select(.event == "egress" and .decision == "allow")) | length == 1' \
+  jq -se 'map(select(.event == "egress" and .decision == "allow")) | length == 2' \
     "$AUDIT_DIR/$pod.jsonl"
 }
 
-@test "CRI pod network: the allowlisted server is reached only through the proxy" {
+@test "CRI pod network: the allowlisted server is reached only through the sidecar (proxy or transparent)" {
   pod_egress bridged 0
   grep -qE "^${POD_SUBNET//./\\.}\.[0-9]+ .*\"GET / HTTP/1.1\" 200" "$T/server.log"
 }
 
-@test "CRI host-network pod: the allowlisted server is reached only through the proxy" {
+@test "CRI host-network pod: the allowlisted server is reached only through the sidecar (proxy or transparent)" {
   pod_egress hostnet 2
   grep -qE "^${ENGINE_IP//./\\.} .*\"GET / HTTP/1.1\" 200" "$T/server.log"
 }

@@ -194,9 +194,9 @@ logged ()
   check_status 0
 }
 
-@test "docker default bridge: the allowlisted server is reached only through the proxy" {
+@test "docker default bridge: the allowlisted server is reached only through the sidecar (proxy or transparent)" {
   run dk run --rm --cidfile "$T/cid.net" --runtime agentrt-egress-test "$IMAGE" sh -c "$EGRESS_PROBE"
-  egress_only_through_proxy
+  egress_only_through_sidecar
   id=$(<"$T/cid.net")
   # the proxy connected from an address on docker0 (in the namespace
   # libnetwork's hook set up), and the audit trail says so
@@ -204,7 +204,7 @@ logged ()
   [[ $subnet == 172.17.0.0/16 ]]
   grep -qE '^172\.17\.[0-9]+\.[0-9]+ .*"GET / HTTP/1.1" 200' "$T/server.log"
   jq -se --arg ip "$SERVER_IP" 'map(select(.event == "egress" and .addr == $ip
-      and .decision == "allow")) | length == 1' "$AUDIT_DIR/$id.jsonl"
+      and .decision == "allow")) | length == 2' "$AUDIT_DIR/$id.jsonl"
   # without the allowlist (the plain agentrt runtime) the proxy refuses
   run dk run --rm --runtime agentrt "$IMAGE" wget -q -O- "http://$SERVER_IP/"
   check_status 1

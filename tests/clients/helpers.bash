@@ -236,18 +236,23 @@ _oci_blob ()
 
 # EGRESS_PROBE: run by `sh -c` in an agent whose allowlist holds SERVER_IP:
 # its interfaces, the allowlisted server through the proxy (busybox wget
-# takes HTTP_PROXY), an address off the list, and a direct connection.
+# takes HTTP_PROXY), an address off the list; then, as a program that
+# ignores proxy variables, the server again (the transparent path: an IP
+# entry allows a raw IP) and a direct connection to the other address.
 EGRESS_PROBE='
     ip -o link | cut -d: -f2
     echo "proxy=$HTTP_PROXY"
     wget -q -O- http://'"$SERVER_IP"'/; echo "wget=$?"
     wget -q -O- http://10.213.0.9/; echo "denied=$?"
-    echo | nc -w 2 '"$SERVER_IP"' 80; echo "direct=$?"'
+    unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY
+    wget -q -O- http://'"$SERVER_IP"'/ | sed "s/^/transparent: /"
+    printf "GET / HTTP/1.0\r\n\r\n" | nc -w 2 10.213.0.9 80 | wc -l | sed "s/^ */direct-lines /"'
 
-# egress_only_through_proxy: what EGRESS_PROBE printed (in $output) shows
-# an agent with only lo, its proxy on loopback, the server reached through
-# it, the other address refused by the proxy and no direct way out.
-egress_only_through_proxy ()
+# egress_only_through_sidecar: what EGRESS_PROBE printed (in $output)
+# shows an agent with only lo, its proxy on loopback, the server reached
+# through it and, without proxy variables, through the transparent path,
+# the other address refused both ways: no way out but the sidecar.
+egress_only_through_sidecar ()
 {
   check_status 0
   has_line " lo"
@@ -257,8 +262,8 @@ egress_only_through_proxy ()
   has_line wget=0
   has_text "403 Forbidden"
   has_line denied=1
-  has_text "Network is unreachable"
-  has_line direct=1
+  has_line "transparent: $SERVER_TEXT"
+  has_line "direct-lines 0"
 }
 
 # ---- what ran, and what is left -------------------------------------------

@@ -262,31 +262,47 @@ tty_run ()
   pm rm target victim
 }
 
-@test "podman default network: the allowlisted server is reached only through the proxy" {
+@test "podman default network: the allowlisted server is reached only through the sidecar (proxy or transparent)" {
   run pm_run --rm --cidfile "$T/cid.net" --annotation "run.agentrt.egress.allow=$SERVER_IP" "$IMAGE" sh -c "$EGRESS_PROBE"
-  egress_only_through_proxy
+  egress_only_through_sidecar
   id=$(<"$T/cid.net")
   # the server saw the request come from podman's network (the outside
   # the proxy connects from), and the audit trail says why
   grep -qE '^10\.213\.1\.[0-9]+ .*"GET / HTTP/1.1" 200' "$T/server.log"
   jq -se --arg ip "$SERVER_IP" 'map(select(.event == "egress" and .addr == $ip
-      and .decision == "allow" and .reason == "ok")) | length == 1' "$AUDIT_DIR/$id.jsonl"
-  jq -se 'map(select(.event == "egress" and .decision == "deny")) | length == 1' "$AUDIT_DIR/$id.jsonl"
+      and .decision == "allow" and .reason == "ok")) | length == 2' "$AUDIT_DIR/$id.jsonl"
+  jq -se --arg ip "$SERVER_IP" 'any(.[]; .event == "egress" and .addr == $ip and .via == "addr"
+      and .proto == "tcp")' "$AUDIT_DIR/$id.jsonl"
+  jq -se 'map(select(.event == "egress" and .decision == "deny")) | length == 2' "$AUDIT_DIR/$id.jsonl"
 }
 
-@test "podman --network none: no way out, not even through the proxy" {
-  run pm_run --rm --network none --cidfile "$T/cid.none" \
-    --annotation "run.agentrt.egress.allow=$SERVER_IP" "$IMAGE" sh -c '
+@test "podman --network none: with egress.uplink bundle no way out, not even through the sidecar; with auto, the runtime's network by the allowlist" {
+  # --network none is a new namespace nobody configures (no path, no
+  # hook): egress.uplink auto, the default, sends the sidecar out through
+  # the runtime's own network (docs/policy.md); bundle keeps podman's none
+  local probe='
     ip -o link | cut -d: -f2
     wget -q -O- http://'"$SERVER_IP"'/; echo "wget=$?"
-    echo | nc -w 2 '"$SERVER_IP"' 80; echo "direct=$?"'
+    printf "GET / HTTP/1.0\r\n\r\n" | nc -w 2 '"$SERVER_IP"' 80 | wc -l | sed "s/^ */direct-lines /"'
+  run pm_run --rm --network none --cidfile "$T/cid.auto" \
+    --annotation "run.agentrt.egress.allow=$SERVER_IP" "$IMAGE" sh -c "$probe"
+  check_status 0
+  has_line wget=0
+  [[ $(grep -c "$SERVER_TEXT" <<<"$output") -eq 1 ]]
+  jq -se '.[0].directives.network | .outside == "runtime" and .uplink == "auto"' \
+    "$AUDIT_DIR/$(<"$T/cid.auto").jsonl"
+  cp "$POLICY" "$T/policy.auto"
+  jq '.egress.uplink = "bundle"' "$T/policy.auto" >"$POLICY"
+  run pm_run --rm --network none --cidfile "$T/cid.none" \
+    --annotation "run.agentrt.egress.allow=$SERVER_IP" "$IMAGE" sh -c "$probe"
+  cp "$T/policy.auto" "$POLICY"
   check_status 0
   has_line " lo"
   has_text "502 Bad Gateway"
   has_line wget=1
-  has_line direct=1
+  has_line "direct-lines 0"
   [[ $output != *"$SERVER_TEXT"* ]]
-  jq -se 'map(select(.event == "egress" and .reason == "connect-failed")) | length == 1' \
+  jq -se 'map(select(.event == "egress" and .reason == "connect-failed")) | length == 2' \
     "$AUDIT_DIR/$(<"$T/cid.none").jsonl"
 }
 
