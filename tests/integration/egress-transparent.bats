@@ -262,3 +262,34 @@ dns_questions ()
   audit_events create | jq -e '.changes[] | select(.kind == "egress" and .why == "egress.transparent is false")' \
     >/dev/null || fail "$(audit_events create)"
 }
+
+@test "transparent: in a user namespace (the init makes the agent's namespace, the runtime installs the rules)" {
+  requires userns
+  # the bundle's path must be walkable by the container's root (mapped)
+  local d=$BUNDLE
+  while [[ $d == "$BATS_RUN_TMPDIR"* ]]; do
+    chmod a+x "$d"
+    d=$(dirname "$d")
+  done
+  chmod a+rx "$BUNDLE"
+  # the test's name files in the image, not bound from a directory the
+  # mapped root cannot reach
+  cp "$EGRESS_RESOLV" "$ROOTFS/etc/resolv.conf"
+  cp "$EGRESS_HOSTS" "$ROOTFS/etc/hosts"
+  # an image of the mapped range, as engines unpack one for it
+  chown -R 100000:100000 "$ROOTFS"
+  update_config '.mounts |= map(select(.destination != "/etc/hosts" and .destination != "/etc/resolv.conf"))
+    | .linux.namespaces += [{type: "user"}]
+    | .linux.uidMappings = [{containerID: 0, hostID: 100000, size: 65536}]
+    | .linux.gidMappings = [{containerID: 0, hostID: 100000, size: 65536}]'
+  start_ct
+  rt exec "$CT_ID" sh -c "$NOPROXY
+    busybox wget -q -O - http://dns.test/
+    busybox nslookup dns-other.test >/dev/null 2>&1; echo unlisted=\$?
+    attack udp 1.2.3.10 9999"
+  has_line "hello from web"
+  has_line unlisted=1
+  has_line "ATTACK-BLOCKED sendto: Operation not permitted"
+  audit_events create | jq -e '.directives.network | .userNamespace and .maker == "init"
+      and .transparent and .rules == "runtime"' >/dev/null || fail "$(audit_events create)"
+}
