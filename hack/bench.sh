@@ -18,7 +18,10 @@
 #              connections also through netbench's minimal relay, the
 #              reference for what relaying costs on the machine, and
 #              through agentrt-egress --busy-poll-us 0 (no poll window);
-#              CPU per connection also when connections come 1 ms apart
+#              CPU per connection also when connections come 1 ms apart;
+#              the transparent path (the container's netbench and curl
+#              connecting straight to the server's address, no proxy) and
+#              the DNS stub's cached answer
 # --quick: a few iterations of everything (CI smoke: the figures mean
 # nothing then).  Figures are medians of interleaved rounds and ratios of
 # runtimes measured in the same run; the script judges nothing and exits 0
@@ -54,7 +57,8 @@ BASELINE=${AGENTRT_BASELINE:+$(resolve_runtime "$AGENTRT_BASELINE")}
 
 if [[ $quick == 1 ]]; then
   : "${ROUNDS_RUN:=4}" "${ROUNDS_LIFECYCLE:=3}" "${EGRESS_BYTES:=67108864}"
-  EGRESS_ARGS=(--rounds 1 --conn-rounds 2 --conns 25 --hold 50 --sparse-rounds 1 --sparse-conns 10)
+  EGRESS_ARGS=(--rounds 1 --conn-rounds 2 --conns 25 --hold 50 --sparse-rounds 1 --sparse-conns 10
+    --dns-queries 20)
   WARMUP=1
 else
   : "${ROUNDS_RUN:=150}" "${ROUNDS_LIFECYCLE:=80}" "${EGRESS_BYTES:=1073741824}"
@@ -265,13 +269,17 @@ section_lifecycle ()
 # holding the server, tinyproxy, agentrt-egress started directly (as
 # tests/egress/launch.py starts it for its harness: listeners inherited,
 # pidfd of a watched process, audit file), and the outside of a hardened
-# agentrt container whose sidecar is allowed to reach the server.
+# agentrt container whose sidecar is allowed to reach the server.  The
+# server also has 1.2.3.10 (on lo, a "public" address: the container's
+# programs reach it through the transparent path, which leaves loopback
+# alone), named bench.test in the hosts file the container is given.
 section_egress ()
 {
   local port=18080 tp_port=18081 eg_port=18082 relay_port=18084 np_port=18086 id=egress-bench
   section_header egress "$(numfmt --to=iec "$EGRESS_BYTES") downloads, new connections, memory"
   ip netns add "$NETNS"
   ip -n "$NETNS" link set lo up
+  ip -n "$NETNS" addr add 1.2.3.10/32 dev lo
   local inns=(nsenter --net="/run/netns/$NETNS")
 
   "${inns[@]}" "$T/netbench" serve "$port" &
@@ -319,11 +327,15 @@ EOF
   ln -s usr/lib "$T/egress-bundle/rootfs/lib"
   ln -s usr/lib64 "$T/egress-bundle/rootfs/lib64"
   cp "$T/netbench" "$T/egress-bundle/rootfs/bin/netbench"
-  jq --arg ns "/run/netns/$NETNS" --arg allow "127.0.0.1:$port" '
+  printf '127.0.0.1 localhost\n1.2.3.10 bench.test\n' >"$T/egress-hosts"
+  jq --arg ns "/run/netns/$NETNS" --arg allow "127.0.0.1:$port,1.2.3.10:$port,bench.test:$port" \
+     --arg hosts "$T/egress-hosts" '
       .process.args = ["sleep", "100000"]
     | .annotations["run.agentrt.egress.allow"] = $allow
     | .mounts += [{destination: "/usr", type: "bind", source: "/usr",
-                   options: ["rbind", "ro", "nosuid", "nodev"]}]
+                   options: ["rbind", "ro", "nosuid", "nodev"]},
+                  {destination: "/etc/hosts", type: "bind", source: $hosts,
+                   options: ["bind", "ro"]}]
     | .linux.namespaces = [.linux.namespaces[] | if .type == "network" then .path = $ns else . end]' \
     "$T/base.json" >"$T/egress-bundle/config.json"
   "${AGENTRT_HARD[@]}" run --detach --bundle "$T/egress-bundle" "$id" </dev/null >/dev/null 2>"$T/log-egress-ct" \
@@ -343,6 +355,7 @@ EOF
     --proxy "tinyproxy:$tp_port:$tp_pid" \
     --reference "minimal-relay:$relay_port:$relay_pid" \
     --container "sidecar:$sc_pid" --exec "${AGENTRT_HARD[*]} exec $id" \
+    --transparent "transparent:1.2.3.10" --dns-name bench.test \
     --kv "$T/raw-egress.kv" >&2
   "${AGENTRT_HARD[@]}" delete --force "$id"
   log "   $(load) at the end"

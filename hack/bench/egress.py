@@ -2,14 +2,20 @@
 """hack/bench/egress.py: the egress section of hack/bench.sh.
   egress.py --netbench BIN --netns /run/netns/NAME --port SERVER_PORT
             --server-pid PID --proxy NAME:PORT:PID ... [--container NAME:SIDECAR_PID
-            --exec "agentrt ... exec ID"] --bytes N --rounds R
+            --exec "agentrt ... exec ID" [--transparent NAME:ADDR]
+            [--dns-name NAME --dns-queries N]] --bytes N --rounds R
             --conn-rounds K --conns N --hold N --sparse-rounds K
             --sparse-conns N --sparse-gap-us US --kv FILE
 Targets: `direct` (netbench/curl in the namespace, straight to the
 server), each --proxy (reached with CONNECT on 127.0.0.1:PORT in the
-namespace; PID is the process whose CPU and memory count), and the
+namespace; PID is the process whose CPU and memory count), the
 --container, whose processes (started with --exec) reach the server
-through their sidecar on 127.0.0.1:3128.  Every measurement is repeated
+through their sidecar on 127.0.0.1:3128, and with --transparent the same
+processes connecting straight to ADDR:SERVER_PORT (the server's address
+as the container sees it), which the nftables rules of the container's
+namespace send to the sidecar's transparent listener.  --dns-name: the
+container's DNS stub answering NAME from its cache, N queries in a row
+(the first, which the sidecar resolves, not counted).  Every measurement is repeated
 in rounds that visit the targets in a rotating order; medians are taken
 over rounds (throughput) or over all samples (new connections).
 Figures go to stdout and, as `key value` lines, to --kv."""
@@ -56,12 +62,19 @@ class Target:
     """Where a client runs (PREFIX: nsenter or agentrt exec), which proxy
     port it goes through (VIA, 0: none) and whose CPU and memory count."""
 
-    def __init__(self, name, via, pid, prefix, netbench_path):
+    def __init__(self, name, via, pid, prefix, netbench_path, addr=None):
         self.name, self.via, self.pid = name, via, pid
-        self.prefix, self.netbench_path = prefix, netbench_path
+        self.prefix, self.netbench_path, self.addr = prefix, netbench_path, addr
 
     def cmd(self, argv):
         return self.prefix + argv
+
+    def dest(self, port):
+        """netbench's DEST: the server's port, at addr when given."""
+        return "%s:%d" % (self.addr, port) if self.addr else str(port)
+
+    def url(self, port, path):
+        return "http://%s:%d/%s" % (self.addr or "127.0.0.1", port, path)
 
 
 def run(argv):
@@ -87,13 +100,15 @@ def throughput(a, targets, kv, tool):
     for r in range(a.rounds):
         for t in rotate(targets, r):
             if tool == "netbench":
-                argv = t.cmd([t.netbench_path, "get", str(t.via or "-"), str(a.port), str(a.bytes)])
+                argv = t.cmd([t.netbench_path, "get", str(t.via or "-"), t.dest(a.port),
+                              str(a.bytes)])
             else:
-                # --noproxy "": the container's NO_PROXY names 127.0.0.1
-                argv = t.cmd(["curl", "-sS", "--noproxy", "", "-o", "/dev/null",
-                              "-w", "%{time_total}"]
+                # --noproxy "": the container's NO_PROXY names 127.0.0.1;
+                # "*": no proxy at all (the transparent path)
+                argv = t.cmd(["curl", "-sS", "--noproxy", "" if t.via else "*", "-o",
+                              "/dev/null", "-w", "%{time_total}"]
                              + (["-x", "http://127.0.0.1:%d" % t.via] if t.via else [])
-                             + ["http://127.0.0.1:%d/%d" % (a.port, a.bytes)])
+                             + [t.url(a.port, a.bytes)])
             s0 = cpu_seconds(a.server_pid)
             out, cpu = measure_cpu(t, lambda: run(argv))
             server[t.name].append(cpu_seconds(a.server_pid) - s0)
@@ -125,7 +140,7 @@ def sequential_conns(a, targets, rounds, n, gap_us):
     cpus = {t.name: 0.0 for t in targets}
     for r in range(rounds):
         for t in rotate(targets, r):
-            argv = t.cmd([t.netbench_path, "conns", str(t.via or "-"), str(a.port), str(n),
+            argv = t.cmd([t.netbench_path, "conns", str(t.via or "-"), t.dest(a.port), str(n),
                           str(gap_us)])
             out, cpu = measure_cpu(t, lambda: run(argv))
             samples[t.name] += [float(x) for x in out.split()]
@@ -139,7 +154,7 @@ def connections(a, targets, kv):
     set its target (0.15 ms where tinyproxy added about 0.25 ms), against
     what tinyproxy added in the same run."""
     for t in targets:  # warm up
-        run(t.cmd([t.netbench_path, "conns", str(t.via or "-"), str(a.port), "20"]))
+        run(t.cmd([t.netbench_path, "conns", str(t.via or "-"), t.dest(a.port), "20"]))
     samples, cpu = sequential_conns(a, targets, a.conn_rounds, a.conns, 0)
     median = {name: statistics.median(xs) for name, xs in samples.items()}
     added = {name: m - median["direct"] for name, m in median.items()}
@@ -185,7 +200,8 @@ def memory(a, targets, kv):
         if not t.pid:
             continue
         rss0, pss0 = memory_kib(t.pid)
-        p = subprocess.Popen(t.cmd([t.netbench_path, "hold", str(t.via), str(a.port), str(a.hold)]),
+        p = subprocess.Popen(t.cmd([t.netbench_path, "hold", str(t.via or "-"), t.dest(a.port),
+                                    str(a.hold)]),
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         ready = p.stdout.readline().strip()
         rss1, pss1 = memory_kib(t.pid)
@@ -200,6 +216,22 @@ def memory(a, targets, kv):
     kv.append(("egress.hold", str(a.hold)))
 
 
+def dns_latency(a, t, kv):
+    """The stub's cached answer: a.dns_queries A queries in a row from the
+    container (to any server address: the rules send them to the stub)."""
+    run(t.cmd([t.netbench_path, "dns", "9.9.9.9", a.dns_name, "1"]))  # resolved, cached
+    samples = []
+    for _ in range(a.rounds):
+        out = run(t.cmd([t.netbench_path, "dns", "9.9.9.9", a.dns_name, str(a.dns_queries)]))
+        samples += [float(x) for x in out.split()]
+    med = statistics.median(samples)
+    q = statistics.quantiles(samples, n=100)
+    print("  DNS stub, cached answer (A %s), %d queries: median %.0f us, p99 %.0f us"
+          % (a.dns_name, len(samples), med, q[98]))
+    kv.append(("egress.dns.cached.us", "%.0f" % med))
+    kv.append(("egress.dns.cached.p99_us", "%.0f" % q[98]))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--netbench", required=True)
@@ -211,6 +243,9 @@ def main():
     p.add_argument("--reference", action="append", default=[])
     p.add_argument("--container")
     p.add_argument("--exec", dest="exec_")
+    p.add_argument("--transparent")
+    p.add_argument("--dns-name")
+    p.add_argument("--dns-queries", type=int, default=200)
     p.add_argument("--bytes", type=int, default=GIB)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--conn-rounds", type=int, default=8)
@@ -231,6 +266,10 @@ def main():
         name, pid = a.container.split(":")
         targets.append(Target(name, SIDECAR_PORT, int(pid), shlex.split(a.exec_),
                               "/bin/netbench"))
+        if a.transparent:
+            tname, addr = a.transparent.split(":")
+            targets.append(Target(tname, 0, int(pid), shlex.split(a.exec_), "/bin/netbench",
+                                  addr))
 
     references = []
     for spec in a.reference:
@@ -243,6 +282,8 @@ def main():
     throughput(a, targets, kv, "curl")
     connections(a, targets + references, kv)
     sparse(a, targets, kv)
+    if a.container and a.dns_name:
+        dns_latency(a, targets[-1], kv)
     with open(a.kv, "w") as f:
         for k, v in kv:
             f.write("%s %s\n" % (k, v))

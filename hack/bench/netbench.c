@@ -1,20 +1,23 @@
 /* hack/bench/netbench.c: loopback load for the egress section of
  * hack/bench.sh (not part of the build: bench.sh compiles it with
  * `cc -O2`).  Everything talks to 127.0.0.1 of the current network
- * namespace; VIA is "-" for a direct connection, else the port of an HTTP
- * proxy reached with CONNECT (agentrt-egress, tinyproxy...).
+ * namespace, but for a DEST of the form ADDR:PORT (IPv4; a bare PORT is
+ * 127.0.0.1's); VIA is "-" for a direct connection, else the port of an
+ * HTTP proxy on 127.0.0.1 reached with CONNECT (agentrt-egress,
+ * tinyproxy...).
  *   netbench serve PORT
- *       epoll server.  A connection's first line picks what it gets:
+ *       epoll server on every address of the namespace.  A connection's
+ *       first line picks what it gets:
  *       `sink N` N bytes then close, `echo` everything echoed back,
  *       `GET /N HTTP/1.x` (headers read to the blank line) an HTTP/1.1
  *       200 with N bytes then close (for curl).
- *   netbench get VIA PORT BYTES
+ *   netbench get VIA DEST BYTES
  *       downloads BYTES (`sink`); prints the seconds it took.
- *   netbench conns VIA PORT N [GAP_US]
+ *   netbench conns VIA DEST N [GAP_US]
  *       N sequential new connections, each: connect (+ CONNECT), one echo
  *       round trip of one byte, close; prints each one's microseconds.
  *       With GAP_US, a pause of that long after each (a sparse client).
- *   netbench hold VIA PORT N
+ *   netbench hold VIA DEST N
  *       opens N echo connections (one round trip each), prints "ready",
  *       keeps them open until stdin reaches EOF.
  *   netbench relay PORT TARGET
@@ -22,7 +25,10 @@
  *       what a proxy adds per connection: one connection at a time,
  *       blocking calls, the request read once and not looked at, TARGET
  *       connected, 200 sent, bytes copied both ways until both ends
- *       closed.  No parsing, no policy, no audit, no timeouts. */
+ *       closed.  No parsing, no policy, no audit, no timeouts.
+ *   netbench dns SERVER NAME N
+ *       N sequential A queries for NAME to SERVER:53 (UDP), each answer
+ *       awaited; prints each one's microseconds. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -62,6 +68,26 @@ loopback (int port)
 {
   struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons (port),
                            .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  return a;
+}
+
+/* DEST: "PORT" (127.0.0.1) or "ADDR:PORT". */
+static struct sockaddr_in
+dest (const char *s)
+{
+  const char *colon = strrchr (s, ':');
+  struct sockaddr_in a = loopback (atoi (colon ? colon + 1 : s));
+  char addr[64];
+
+  if (colon)
+    {
+      snprintf (addr, sizeof (addr), "%.*s", (int) (colon - s), s);
+      if (inet_pton (AF_INET, addr, &a.sin_addr) != 1)
+        {
+          fprintf (stderr, "netbench: bad address %s\n", addr);
+          exit (2);
+        }
+    }
   return a;
 }
 
@@ -188,7 +214,8 @@ sconn_event (struct sconn *c)
 static void
 serve (int port)
 {
-  struct sockaddr_in a = loopback (port);
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons (port),
+                           .sin_addr.s_addr = htonl (INADDR_ANY) };
   int lfd = socket (AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   int ep = epoll_create1 (EPOLL_CLOEXEC), one = 1;
   struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL }, evs[64];
@@ -233,22 +260,24 @@ now (void)
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* A connection to 127.0.0.1:PORT, through CONNECT on VIA unless VIA <= 0. */
+/* A connection to d, through CONNECT on 127.0.0.1:VIA unless VIA <= 0. */
 static int
-open_conn (int via, int port)
+open_conn (int via, const struct sockaddr_in *d)
 {
-  struct sockaddr_in a = loopback (via > 0 ? via : port);
+  struct sockaddr_in a = via > 0 ? loopback (via) : *d;
   int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-  char req[128], head[1024];
+  char req[160], head[1024], addr[INET_ADDRSTRLEN];
   size_t got = 0;
+  int port = ntohs (d->sin_port);
 
   if (fd < 0 || connect (fd, (struct sockaddr *) &a, sizeof (a)) < 0)
     die ("connect");
   setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof (one));
   if (via <= 0)
     return fd;
-  snprintf (req, sizeof (req), "CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n",
-            port, port);
+  inet_ntop (AF_INET, &d->sin_addr, addr, sizeof (addr));
+  snprintf (req, sizeof (req), "CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n", addr,
+            port, addr, port);
   if (write (fd, req, strlen (req)) < 0)
     die ("CONNECT");
   /* The reply is all there is to read: the server speaks only once the
@@ -270,9 +299,9 @@ open_conn (int via, int port)
 }
 
 static void
-get (int via, int port, long long n)
+get (int via, const struct sockaddr_in *d, long long n)
 {
-  int fd = open_conn (via, port);
+  int fd = open_conn (via, d);
   long long got = 0;
   char req[64];
   double t0;
@@ -293,14 +322,14 @@ get (int via, int port, long long n)
 }
 
 static void
-conns (int via, int port, int n, long gap_us)
+conns (int via, const struct sockaddr_in *d, int n, long gap_us)
 {
   struct timespec gap = { gap_us / 1000000, gap_us % 1000000 * 1000 };
 
   for (int i = 0; i < n; i++)
     {
       double t0 = now ();
-      int fd = open_conn (via, port);
+      int fd = open_conn (via, d);
       char c;
 
       if (write (fd, "echo\nx", 6) != 6 || recv (fd, &c, 1, MSG_WAITALL) != 1)
@@ -313,13 +342,13 @@ conns (int via, int port, int n, long gap_us)
 }
 
 static void
-hold (int via, int port, int n)
+hold (int via, const struct sockaddr_in *d, int n)
 {
   int *fds = calloc ((size_t) n, sizeof (int));
 
   for (int i = 0; i < n; i++)
     {
-      fds[i] = open_conn (via, port);
+      fds[i] = open_conn (via, d);
       if (write (fds[i], "echo\nabc", 8) != 8)
         die ("write");
     }
@@ -385,25 +414,85 @@ relay (int port, int target)
     }
 }
 
+/* dns SERVER NAME N: one A query at a time, each answer awaited. */
+static void
+dns (const char *server, const char *name, int n)
+{
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons (53) };
+  unsigned char q[300], r[512];
+  size_t len = 12;
+  const char *p = name;
+  int fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  struct timeval tv = { .tv_sec = 2 };
+
+  if (inet_pton (AF_INET, server, &a.sin_addr) != 1 || strlen (name) > 250)
+    {
+      fprintf (stderr, "netbench: bad server or name\n");
+      exit (2);
+    }
+  memset (q, 0, 12);
+  q[2] = 0x01; /* RD */
+  q[5] = 1;    /* one question */
+  while (*p)
+    {
+      const char *dot = strchr (p, '.');
+      size_t l = dot ? (size_t) (dot - p) : strlen (p);
+      q[len++] = (unsigned char) l;
+      memcpy (q + len, p, l);
+      len += l;
+      p += l + (dot != NULL);
+    }
+  q[len++] = 0;
+  q[len++] = 0, q[len++] = 1; /* A */
+  q[len++] = 0, q[len++] = 1; /* IN */
+  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof (tv));
+  if (fd < 0 || connect (fd, (struct sockaddr *) &a, sizeof (a)) < 0)
+    die ("dns: connect");
+  for (int i = 0; i < n; i++)
+    {
+      double t0 = now ();
+      ssize_t got;
+
+      q[0] = (unsigned char) (i >> 8), q[1] = (unsigned char) i;
+      if (send (fd, q, len, 0) != (ssize_t) len)
+        die ("dns: send");
+      do
+        got = recv (fd, r, sizeof (r), 0);
+      while (got >= 2 && (r[0] != q[0] || r[1] != q[1]));
+      if (got < 12)
+        die ("dns: answer");
+      if ((r[3] & 15) != 0 || (r[6] << 8 | r[7]) == 0)
+        {
+          fprintf (stderr, "netbench: dns: rcode %d, %d answers\n", r[3] & 15, r[6] << 8 | r[7]);
+          exit (1);
+        }
+      printf ("%.1f%c", (now () - t0) * 1e6, i + 1 == n ? '\n' : ' ');
+    }
+  close (fd);
+}
+
 int
 main (int argc, char **argv)
 {
   int via = argc > 2 && strcmp (argv[2], "-") != 0 ? atoi (argv[2]) : 0;
+  struct sockaddr_in d = dest (argc > 3 ? argv[3] : "0");
 
   if (argc == 3 && strcmp (argv[1], "serve") == 0)
     serve (atoi (argv[2]));
   else if (argc == 5 && strcmp (argv[1], "get") == 0)
-    get (via, atoi (argv[3]), atoll (argv[4]));
+    get (via, &d, atoll (argv[4]));
   else if ((argc == 5 || argc == 6) && strcmp (argv[1], "conns") == 0)
-    conns (via, atoi (argv[3]), atoi (argv[4]), argc == 6 ? atol (argv[5]) : 0);
+    conns (via, &d, atoi (argv[4]), argc == 6 ? atol (argv[5]) : 0);
   else if (argc == 5 && strcmp (argv[1], "hold") == 0)
-    hold (via, atoi (argv[3]), atoi (argv[4]));
+    hold (via, &d, atoi (argv[4]));
   else if (argc == 4 && strcmp (argv[1], "relay") == 0)
     relay (atoi (argv[2]), atoi (argv[3]));
+  else if (argc == 5 && strcmp (argv[1], "dns") == 0)
+    dns (argv[2], argv[3], atoi (argv[4]));
   else
     {
-      fprintf (stderr, "usage: netbench serve PORT | get VIA PORT BYTES | conns VIA PORT N [GAP_US]"
-                       " | hold VIA PORT N | relay PORT TARGET\n");
+      fprintf (stderr, "usage: netbench serve PORT | get VIA DEST BYTES | conns VIA DEST N [GAP_US]"
+                       " | hold VIA DEST N | relay PORT TARGET | dns SERVER NAME N\n");
       return 2;
     }
   return 0;

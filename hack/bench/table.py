@@ -86,6 +86,20 @@ ROWS = [
      lambda v: v < 8192),
     ("egress.mem.tinyproxy.pss_hold_KiB", "tinyproxy PSS, N tunnels, KiB", "", None),
     ("egress.hold", "N (tunnels held open)", "", None),
+    # the transparent path (issue 14): a container's programs connecting
+    # straight to the server's address, the DNS stub's cached answer
+    ("egress.netbench.transparent/direct", "transparent path (from a container) / direct",
+     ">= 0.6", lambda v: v >= 0.6),
+    ("egress.curl.transparent/direct", "curl in a container, no proxy / curl direct", "", None),
+    ("egress.netbench.transparent.cpu_s_per_GiB", "sidecar CPU, transparent, s/GiB", "<= 0.8",
+     lambda v: v <= 0.8),
+    ("egress.conn.transparent.added_ms", "the transparent path adds per connection, ms",
+     "<= 0.15", lambda v: v <= 0.15),
+    ("egress.conn.transparent.cpu_us", "sidecar CPU per transparent connection, us", "", None),
+    ("egress.mem.transparent.pss_hold_KiB", "sidecar PSS, N transparent connections, KiB",
+     "< 8192", lambda v: v < 8192),
+    ("egress.dns.cached.us", "DNS stub, cached answer, us", "< 1000", lambda v: v < 1000),
+    ("egress.dns.cached.p99_us", "DNS stub, cached answer, p99, us", "", None),
 ]
 
 
