@@ -82,7 +82,7 @@ bin_PROGRAMS += agentrt
 agentrt_SOURCES = runtime/main.c
 agentrt_LDADD = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	libpolicyfile.a libegress.a liboci.a libcommon.a \
-	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS) $(NFTABLES_LIBS)
+	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
 
 # Unit tests of the runtime's pure parts and of path resolution (no root).
 RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \

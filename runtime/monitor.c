@@ -17,6 +17,7 @@
 
 #include "runtime/fault.h"
 #include "runtime/monitor_duties.h"
+#include "runtime/netns_rules.h"
 #include "runtime/proc_util.h"
 #include "runtime/sync.h"
 
@@ -37,6 +38,16 @@ report_and_exit (int sock, int status, const char *what)
 {
   struct sync_msg msg = { .type = SYNC_ERROR };
   child_error (&msg.error, status, "%s", what);
+  if (sync_send (sock, &msg, NULL, 0) < 0)
+    { /* the runtime sees EOF and reports that instead */ }
+  _exit (1);
+}
+
+/* The same with a reason already formatted (its errno text included). */
+static void __attribute__ ((noreturn))
+report_error_and_exit (int sock, const struct child_error *cerr)
+{
+  struct sync_msg msg = { .type = SYNC_ERROR, .error = *cerr };
   if (sync_send (sock, &msg, NULL, 0) < 0)
     { /* the runtime sees EOF and reports that instead */ }
   _exit (1);
@@ -117,11 +128,15 @@ prepare_netns (struct monitor *m, int target)
   int agent = -1;
 
   if (monitor_prepare_netns (m, target, &agent, &cerr) < 0)
-    report_and_exit (m->sock, cerr.status, cerr.msg);
+    report_error_and_exit (m->sock, &cerr);
   if (agent < 0)
     return;
+  /* handed over at once: the init joins it while it is brought up; a
+   * failure from here on is the runtime's to read at the commit */
   if (sync_send (m->sock, &msg, &agent, 1) < 0)
     _exit (1);
+  if (monitor_prepare_netns (m, agent, NULL, &cerr) < 0)
+    report_error_and_exit (m->sock, &cerr);
   close (agent);
 }
 
@@ -229,6 +244,13 @@ monitor_main (const struct monitor_request *req, int sock)
     report_and_exit (sock, errno, "monitor: arm the lifetime timer");
   if (net_plan_monitor_makes (&req->net))
     prepare_netns (&m, -1);
+  else if (req->net.rules == NET_RULES_MONITOR)
+    {
+      /* libnftables loaded while the init is being made, not after */
+      agentrt_error_t err = NULL;
+      if (netns_rules_load (&err) < 0)
+        report_and_exit (sock, 0, err->msg);
+    }
 
   await_cgroup (&m);
   await_go (&m);

@@ -256,7 +256,8 @@ monitor_watch_cgroup (struct monitor *m, bool owned)
 }
 
 /* setns through the init's pidfd (Linux 5.8), else its /proc entry (the
- * init is the runtime's unreaped child: its pid is not reused meanwhile). */
+ * init is the runtime's unreaped child: its pid is not reused meanwhile);
+ * target may also be a namespace's own fd. */
 static int
 enter_init_netns (const struct monitor *m, int pidfd)
 {
@@ -291,7 +292,12 @@ bring_up (struct monitor *m, struct child_error *cerr)
   if (netns_egress_sockets (net->transparent, m->egress.sock, cerr) < 0)
     return -1;
   if (net->rules == NET_RULES_MONITOR && netns_rules_install (&err) < 0)
-    return child_error (cerr, err->status, "%s", err->msg);
+    {
+      /* the message as it is (its errno text included) */
+      cerr->status = err->status;
+      snprintf (cerr->msg, sizeof cerr->msg, "%s", err->msg);
+      return -1;
+    }
   return 0;
 }
 
@@ -309,10 +315,14 @@ monitor_prepare_netns (struct monitor *m, int target, int *agent,
       return child_error (cerr, errno, "monitor: enter the container's "
                           "network namespace");
     }
-  if (target < 0
-      && (unshare (CLONE_NEWNET) < 0
-          || (*agent = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0))
-    child_error (cerr, errno, "create the agent's network namespace");
+  if (target < 0)
+    {
+      if (unshare (CLONE_NEWNET) < 0
+          || (*agent = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+        child_error (cerr, errno, "create the agent's network namespace");
+      else
+        r = 0; /* made: the caller hands it over, then prepares it */
+    }
   else
     r = bring_up (m, cerr);
   /* back home whatever happened: the caller goes on here */

@@ -56,11 +56,13 @@ void monitor_duties_init (struct monitor *m, const struct monitor_request *req);
 int monitor_arm_lifetime (struct monitor *m);
 /* The cgroup's limit-event watch (none without req->cgroup_path). */
 int monitor_watch_cgroup (struct monitor *m, bool owned);
-/* The agent's network namespace (the plan's, req->net): lo up and, with
- * egress, the sidecar's sockets bound in it; with the transparent path
- * its routes and rules too (netns_rules.h).  `target`: the init's own new
- * namespace (its pidfd), or -1 to make one, returned in *agent.  The
- * caller stays in its own namespace. */
+/* The agent's network namespace (the plan's, req->net): `target` (the
+ * init's pidfd, or a namespace's fd) gets lo up and, with egress, the
+ * sidecar's sockets bound in it; with the transparent path its routes
+ * and rules too (netns_rules.h).  target -1 only makes a new namespace,
+ * returned in *agent, for the caller to hand over and then prepare (the
+ * rules take milliseconds the init need not wait for).  The caller stays
+ * in its own namespace. */
 int monitor_prepare_netns (struct monitor *m, int target, int *agent,
                            struct child_error *cerr);
 

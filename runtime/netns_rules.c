@@ -1,6 +1,7 @@
 /* The transparent path's routes and rules (see netns_rules.h). */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <nftables/libnftables.h>
@@ -43,6 +44,56 @@ const char netns_rules_ruleset[] =
   "nft_chain_nat, nft_redir, nft_reject_inet); the policy's "                  \
   "egress.transparent false keeps proxy-only egress"
 
+/* libnftables and its five libraries, loaded only when rules are to be
+ * installed (a create with the transparent path): linked, every agentrt
+ * command would pay for loading them, as with libsystemd (sdbus_dl.h). */
+static struct
+{
+  __typeof__ (nft_ctx_new) *ctx_new;
+  __typeof__ (nft_ctx_free) *ctx_free;
+  __typeof__ (nft_ctx_buffer_output) *buffer_output;
+  __typeof__ (nft_ctx_buffer_error) *buffer_error;
+  __typeof__ (nft_ctx_get_error_buffer) *get_error_buffer;
+  __typeof__ (nft_run_cmd_from_buffer) *run_cmd_from_buffer;
+} nft_api;
+
+/* The symbol, or NULL with *err set. */
+static void *
+symbol (void *handle, const char *name, agentrt_error_t *err)
+{
+  void *p = dlsym (handle, name);
+  if (p == NULL)
+    agentrt_error (err, 0, "transparent egress: libnftables.so.1 has no `%s`", name);
+  return p;
+}
+
+#define LOAD(field, name)                                                      \
+  ((nft_api.field = (__typeof__ (nft_api.field)) symbol (handle, name, err)) != NULL)
+
+int
+netns_rules_load (agentrt_error_t *err)
+{
+  void *handle;
+
+  if (nft_api.run_cmd_from_buffer)
+    return 0;
+  handle = dlopen ("libnftables.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL)
+    return agentrt_error (err, 0, "transparent egress: cannot load libnftables.so.1 "
+                          "(Debian package libnftables1): %s; the policy's "
+                          "egress.transparent false keeps proxy-only egress", dlerror ());
+  if (!LOAD (ctx_new, "nft_ctx_new") || !LOAD (ctx_free, "nft_ctx_free")
+      || !LOAD (buffer_output, "nft_ctx_buffer_output")
+      || !LOAD (buffer_error, "nft_ctx_buffer_error")
+      || !LOAD (get_error_buffer, "nft_ctx_get_error_buffer")
+      || !LOAD (run_cmd_from_buffer, "nft_run_cmd_from_buffer"))
+    {
+      nft_api.run_cmd_from_buffer = NULL;
+      return -1;
+    }
+  return 0;
+}
+
 /* libnftables' first error line, without its "Error: ". */
 static void
 first_error (const char *buf, char *out, size_t size)
@@ -67,19 +118,21 @@ load_rules (agentrt_error_t *err)
   if (fault_fail ("netns:nft-rules") < 0)
     return agentrt_error (err, errno, "transparent egress: nftables rules in "
                           "the agent's network namespace (" NEEDS ")");
+  if (netns_rules_load (err) < 0)
+    return -1;
   /* made here: its netlink socket belongs to the current namespace */
-  nft = nft_ctx_new (NFT_CTX_DEFAULT);
+  nft = nft_api.ctx_new (NFT_CTX_DEFAULT);
   if (nft == NULL)
     return agentrt_error (err, ENOMEM, "transparent egress: libnftables");
-  if (nft_ctx_buffer_output (nft) < 0 || nft_ctx_buffer_error (nft) < 0)
+  if (nft_api.buffer_output (nft) < 0 || nft_api.buffer_error (nft) < 0)
     {
-      nft_ctx_free (nft);
+      nft_api.ctx_free (nft);
       return agentrt_error (err, ENOMEM, "transparent egress: libnftables");
     }
-  r = nft_run_cmd_from_buffer (nft, netns_rules_ruleset);
+  r = nft_api.run_cmd_from_buffer (nft, netns_rules_ruleset);
   if (r != 0)
-    first_error (nft_ctx_get_error_buffer (nft), why, sizeof why);
-  nft_ctx_free (nft);
+    first_error (nft_api.get_error_buffer (nft), why, sizeof why);
+  nft_api.ctx_free (nft);
   if (r != 0)
     return agentrt_error (err, 0, "transparent egress: nftables rules in the "
                           "agent's network namespace: %s (" NEEDS ")", why);
