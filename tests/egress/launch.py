@@ -9,12 +9,12 @@ With --transparent-port P and --dns-stub it also creates the transparent
 path's sockets there, as the runtime does (docs/egress.md, Command-line
 contract): listening TCP sockets on 127.0.0.1:P and [::1]:P, a UDP socket
 and a listening TCP socket on 127.0.0.1:53 and [::1]:53.  With --redirect
-it sets that namespace up the way the runtime's half of issue 14 does, here
-with the `ip` and `nft` commands: a default route out of a device that
-leads nowhere (a veth pair whose both ends stay in the namespace: some
-kernels have no dummy device) and nftables rules that REDIRECT every DNS
-query (UDP and TCP port 53, any address) to the stub and every other TCP
-connection to a non-loopback address to the transparent listener."""
+it sets that namespace up the way the runtime does (docs/egress.md, The
+runtime's half; runtime/netns_rules.c), here with the `ip` and `nft`
+commands: default routes out of lo, and nftables rules that REDIRECT every
+DNS query (UDP and TCP port 53, any address) to the stub and every other
+TCP connection to a non-loopback address to the transparent listener, and
+drop every other packet that would leave lo."""
 import subprocess
 import argparse
 import ctypes
@@ -57,11 +57,19 @@ def listeners(netns, specs):
 
 RULES = """
 table inet agentrt-test {
-  chain output {
+  chain intercept {
     type nat hook output priority -100; policy accept;
-    oifname "lo" return
     meta l4proto { tcp, udp } th dport 53 redirect to :53
+    ip daddr 127.0.0.0/8 return
+    ip6 daddr ::1 return
     meta l4proto tcp redirect to :%d
+  }
+  chain confine {
+    type filter hook output priority 0; policy accept;
+    ip daddr 127.0.0.0/8 accept
+    ip6 daddr ::1 accept
+    meta l4proto tcp reject with tcp reset
+    drop
   }
 }
 """
@@ -70,13 +78,8 @@ table inet agentrt-test {
 def redirect(netns, port):
     def run(*cmd, stdin=None):
         subprocess.run(["ip", "netns", "exec", netns] + list(cmd), input=stdin, check=True)
-    run("ip", "link", "add", "egr-nowhere", "type", "veth", "peer", "name", "egr-nowhere1")
-    for dev in ("egr-nowhere", "egr-nowhere1"):
-        run("ip", "link", "set", dev, "up")
-    run("ip", "addr", "add", "10.255.255.1/32", "dev", "egr-nowhere")
-    run("ip", "addr", "add", "fd00:ffff::1/128", "dev", "egr-nowhere", "nodad")
-    run("ip", "route", "add", "default", "dev", "egr-nowhere")
-    run("ip", "-6", "route", "add", "default", "dev", "egr-nowhere")
+    run("ip", "route", "add", "default", "dev", "lo", "src", "127.0.0.1")
+    run("ip", "-6", "route", "add", "default", "dev", "lo")
     run("nft", "-f", "-", stdin=(RULES % port).encode())
 
 
