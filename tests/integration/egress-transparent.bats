@@ -265,13 +265,7 @@ dns_questions ()
 
 @test "transparent: in a user namespace (the init makes the agent's namespace, the runtime installs the rules)" {
   requires userns
-  # the bundle's path must be walkable by the container's root (mapped)
-  local d=$BUNDLE
-  while [[ $d == "$BATS_RUN_TMPDIR"* ]]; do
-    chmod a+x "$d"
-    d=$(dirname "$d")
-  done
-  chmod a+rx "$BUNDLE"
+  open_bundle_path
   # the test's name files in the image, not bound from a directory the
   # mapped root cannot reach
   cp "$EGRESS_RESOLV" "$ROOTFS/etc/resolv.conf"

@@ -505,6 +505,18 @@ add_mount ()
     --arg d "$dest" --arg t "$type" --arg s "$src" --argjson o "$opts"
 }
 
+# open_bundle_path: the bundle reachable by a user namespace's mapped root
+# (every directory on its way under the test's tmp dir searchable).
+open_bundle_path ()
+{
+  local d=$BUNDLE
+  while [[ $d == "$BATS_RUN_TMPDIR"* ]]; do
+    chmod a+x "$d"
+    d=$(dirname "$d")
+  done
+  chmod a+rx "$BUNDLE"
+}
+
 # add_bind SRC DEST [OPTION...]: a bind mount ("bind" unless OPTIONs say
 # rbind).
 add_bind ()
