@@ -19,14 +19,6 @@
 
 #define DEFAULT_ROOT "/run/agentrt"
 
-static char **saved_argv;
-
-char **
-cli_saved_argv (void)
-{
-  return saved_argv;
-}
-
 static const struct
 {
   const char *name;
@@ -156,7 +148,7 @@ parse_globals (int argc, char **argv, struct global_options *g,
       switch (c)
         {
         case OPT_ROOT:
-          g->root = optarg;
+          g->rt.root = optarg;
           break;
         case OPT_LOG:
           g->log = optarg;
@@ -171,10 +163,10 @@ parse_globals (int argc, char **argv, struct global_options *g,
           g->debug = true;
           break;
         case OPT_SYSTEMD_CGROUP:
-          g->systemd_cgroup = true;
+          g->rt.systemd_cgroup = true;
           break;
         case OPT_POLICY:
-          g->policy = optarg;
+          g->rt.policy = optarg;
           break;
         case 'v':
         case OPT_VERSION:
@@ -201,7 +193,8 @@ parse_globals (int argc, char **argv, struct global_options *g,
 int
 cli_main (int argc, char **argv)
 {
-  struct global_options g = { .root = DEFAULT_ROOT, .log_format = "text" };
+  struct global_options g = { .rt = { .root = DEFAULT_ROOT },
+                             .log_format = "text" };
   cleanup_error agentrt_error_t err = NULL;
   size_t i;
   int first, r;
@@ -241,7 +234,7 @@ cli_main (int argc, char **argv)
       log_error_message (err->msg);
       return 1;
     }
-  saved_argv = argv;
+  g.rt.argv = argv;
   r = commands[i].handler (&g, argc - first, argv + first, &err);
   if (r < 0)
     {

@@ -22,7 +22,7 @@ trail_dir (struct global_options *g, const char *id, agentrt_error_t *err)
   struct container c;
   char *dir = NULL;
 
-  if (container_load (g, id, &c, &ignored) == 0)
+  if (container_load (&g->rt, id, &c, &ignored) == 0)
     {
       if (c.state && c.state->audit_dir)
         dir = xstrdup (c.state->audit_dir);
@@ -30,7 +30,7 @@ trail_dir (struct global_options *g, const char *id, agentrt_error_t *err)
       if (dir)
         return dir;
     }
-  if (hardening_load_policy (g, &policy, err) < 0)
+  if (hardening_load_policy (&g->rt, &policy, err) < 0)
     return NULL;
   dir = xstrdup (policy.audit_dir);
   policy_release (&policy);

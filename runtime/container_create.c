@@ -160,7 +160,7 @@ state_memfd (const struct container_state *st, enum container_status status,
 
 struct create_ctx
 {
-  const struct global_options *g;
+  const struct runtime_context *rt;
   const struct create_request *req;
   struct oci_config *config;
   struct hardening hardening;
@@ -174,6 +174,7 @@ struct create_ctx
   int egress_fds[3]; /* http and socks listeners, outside netns (or -1) */
   struct monitor_handle monitor; /* hardened: forked before the init */
   int agent_netns_fd; /* the agent's namespace the monitor made (or -1) */
+  struct net_plan net; /* the hardening's, completed; or hardening off's */
   int born_cgroup_fd; /* pure cgroup v2: the cgroup the init is cloned
                          into (-1: moved there after the clone) */
   bool born;          /* the kernel did clone it there */
@@ -197,7 +198,7 @@ cgroup_request_init (struct create_ctx *ctx)
   req->resources = l->resources;
   req->devices = l->devices;
   req->n_devices = l->n_devices;
-  req->systemd = ctx->g->systemd_cgroup;
+  req->systemd = ctx->rt->systemd_cgroup;
 }
 
 /* A step that failed while the init sets itself up: the init may have
@@ -306,20 +307,26 @@ hand_over_seccomp (struct create_ctx *ctx, int listener, agentrt_error_t *err)
              : 0;
 }
 
-/* SYNC_NETNS: the outside namespace alone (the monitor has the
- * listeners), the listeners alone (the outside is the runtime's own), or
- * the listeners and the outside. */
+/* SYNC_NETNS: what the plan says the init hands over: the sidecar's
+ * listeners when the init bound them, then the bundle's namespace when
+ * that is the sidecar's outside. */
 static int
 take_egress_fds (struct create_ctx *ctx, const int *fds, int nfds,
                  agentrt_error_t *err)
 {
-  bool monitor_has_listeners = ctx->plan.init.netns_by_monitor;
-  if (nfds == 1 && monitor_has_listeners)
-    ctx->egress_fds[2] = fds[0];
-  else if ((nfds == 2 || nfds == 3) && !monitor_has_listeners)
-    memcpy (ctx->egress_fds, fds, sizeof (int) * (size_t) nfds);
-  else
-    return agentrt_error (err, EPROTO, "sync: no egress listeners received");
+  int listeners = ctx->net.maker == NET_MAKER_INIT && ctx->net.listeners ? 2 : 0;
+  bool outside = ctx->net.outside == NET_OUTSIDE_BUNDLE;
+
+  if (nfds != listeners + outside || nfds == 0)
+    {
+      for (int i = 0; i < nfds; i++)
+        close (fds[i]);
+      return agentrt_error (err, EPROTO, "sync: %d network fds received, "
+                            "the plan says %d", nfds, listeners + outside);
+    }
+  memcpy (ctx->egress_fds, fds, sizeof (int) * (size_t) listeners);
+  if (outside)
+    ctx->egress_fds[2] = fds[listeners];
   return 0;
 }
 
@@ -469,27 +476,6 @@ spawn (struct create_ctx *ctx, agentrt_error_t *err)
   return save (ctx, err);
 }
 
-/* What the monitor does for the agent's network namespace (see enum
- * monitor_netns): nothing when the container has a user namespace, which
- * must own it (only the init can make it then). */
-static enum monitor_netns
-monitor_netns_work (const struct create_ctx *ctx)
-{
-  const struct ns_plan *ns = &ctx->plan.ns;
-  if (!ctx->hardening.enforced || (ns->new_flags & CLONE_NEWUSER)
-      || ns->join_fds[OCI_NS_USER] >= 0)
-    return MONITOR_NETNS_NONE;
-  switch (ctx->plan.init.agent_netns)
-    {
-    case AGENT_NETNS_INNER: /* run's own monitor would make it serially */
-      return ctx->req->local_monitor ? MONITOR_NETNS_NONE : MONITOR_NETNS_MAKE;
-    case AGENT_NETNS_LO_UP:
-      return MONITOR_NETNS_INIT;
-    default:
-      return MONITOR_NETNS_NONE;
-    }
-}
-
 /* After the init exists and sits in its cgroup: the hook state documents,
  * then the init's requests until it is ready. */
 static int
@@ -508,8 +494,7 @@ finish_setup (struct create_ctx *ctx, agentrt_error_t *err)
   ctx->hook_state[1] = dup (ctx->hook_state[0]);
   if (ctx->hook_state[1] < 0)
     return agentrt_error (err, errno, "dup");
-  if (ctx->plan.init.netns_by_monitor
-      && ctx->plan.init.agent_netns == AGENT_NETNS_INNER
+  if (net_plan_monitor_makes (&ctx->net)
       && (ctx->agent_netns_fd = monitor_agent_netns (&ctx->monitor, err)) < 0)
     return -1;
   memset (&msg, 0, sizeof msg);
@@ -548,7 +533,26 @@ born_in_cgroup_possible (struct create_ctx *ctx)
 {
   cleanup_error agentrt_error_t ignored = NULL;
   const struct cgroup_layout *layout = cgroup_layout_host (&ignored);
-  return layout && cgroup_clone_into_possible (layout, ctx->g->systemd_cgroup);
+  return layout && cgroup_clone_into_possible (layout, ctx->rt->systemd_cgroup);
+}
+
+/* The network plan: the hardening's, completed with what only create
+ * knows (`run`'s own monitor); with the hardening off, the bundle's
+ * namespace as it is. */
+static void
+decide_network (struct create_ctx *ctx)
+{
+  struct harden_directives *d = &ctx->hardening.result.directives;
+  struct net_inputs off = { .bundle_ns = net_bundle_ns_of (ctx->config) };
+
+  if (!ctx->hardening.enforced)
+    {
+      ctx->net = net_plan_decide (&off);
+      return;
+    }
+  d->net_facts.local_monitor = ctx->req->local_monitor;
+  d->net = net_plan_decide (&d->net_facts);
+  ctx->net = d->net;
 }
 
 /* What the hardening decided beyond the OCI config, for the init. */
@@ -558,16 +562,9 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
   const struct harden_directives *d = &ctx->hardening.result.directives;
   struct container_state *st = &ctx->state;
 
+  po->net = &ctx->net;
   if (!ctx->hardening.enforced)
-    {
-      /* like runc and crun: a network namespace of the container's own
-       * has lo up; one it joins is left as it is */
-      const struct oci_namespace *ns
-          = oci_config_namespace (ctx->config, OCI_NS_NETWORK);
-      if (ns && (ns->path == NULL || ns->path[0] == '\0'))
-        po->agent_netns = AGENT_NETNS_OWN;
-      return;
-    }
+    return;
   po->extra_seccomp = ctx->hardening.agent_seccomp;
   po->hardened = true;
   po->judged = &ctx->hardening.view;
@@ -576,22 +573,6 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
   po->protected_dirs = &d->protected_dirs;
   if (d->rootfs == HARDEN_ROOTFS_EPHEMERAL)
     po->ephemeral_size = d->ephemeral_size;
-  switch (d->netns)
-    {
-    case HARDEN_NETNS_BUNDLE:
-      po->agent_netns = AGENT_NETNS_INNER;
-      break;
-    case HARDEN_NETNS_ADDED:
-    case HARDEN_NETNS_FRESH:
-      po->agent_netns = AGENT_NETNS_LO_UP;
-      break;
-    case HARDEN_NETNS_SHARED: /* already an agent namespace: join it as is */
-      po->agent_netns = AGENT_NETNS_AS_IS;
-      break;
-    }
-  /* a shared namespace is served by its owner's proxy */
-  po->egress_listeners = d->egress == HARDEN_EGRESS_PROXY
-                         && d->netns != HARDEN_NETNS_SHARED;
   st->hardened = true;
   st->egress = xstrdup (harden_egress_name (d->egress));
   st->egress_allow = xstrdup (d->egress_allow ? d->egress_allow : "");
@@ -623,14 +604,15 @@ static int
 open_name_file (struct create_ctx *ctx, const char *path)
 {
   size_t i;
+
+  if (ctx->net.host_names)
+    return -1; /* the outside is the runtime's network: its own files */
   for (i = 0; i < ctx->config->n_mounts; i++)
     {
       const struct oci_mount *m = &ctx->config->mounts[i];
       if (strcmp (m->destination, path) == 0 && m->source && m->source[0] == '/')
         return open (m->source, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     }
-  if (ctx->hardening.result.directives.netns != HARDEN_NETNS_BUNDLE)
-    return -1; /* the outside is the host's network: its own files */
   return path_open_in_root (ctx->plan.rootfd, path, O_RDONLY | O_NONBLOCK);
 }
 
@@ -651,16 +633,15 @@ start_monitor (struct create_ctx *ctx, agentrt_error_t *err)
   };
   struct monitor_request req = {
     .id = ctx->req->id,
-    .root = ctx->g->root,
+    .root = ctx->rt->root,
     .audit_fd = ctx->audit_fd,
     .lifetime = d->lifetime,
     .cgroup_path = ctx->state.cgroup_path,
     .systemd_unit = ctx->state.systemd_unit,
-    .egress = ctx->plan.init.egress_listeners ? &egress : NULL,
-    .netns = monitor_netns_work (ctx),
+    .egress = ctx->net.listeners ? &egress : NULL,
+    .net = ctx->net,
   };
 
-  ctx->plan.init.netns_by_monitor = req.netns != MONITOR_NETNS_NONE;
   if (ctx->req->local_monitor)
     {
       /* `run` in the foreground watches its container itself */
@@ -697,7 +678,7 @@ commit_local_monitor (struct create_ctx *ctx, const struct monitor_commit *c,
 static int
 commit_monitor (struct create_ctx *ctx, agentrt_error_t *err)
 {
-  bool egress = ctx->plan.init.egress_listeners;
+  bool egress = ctx->net.listeners;
   struct monitor_commit c = {
     .http_fd = ctx->egress_fds[0],
     .socks_fd = ctx->egress_fds[1],
@@ -754,10 +735,11 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   };
 
   cgroup_request_init (ctx);
+  decide_network (ctx);
   apply_directives (ctx, &po);
   if (create_plan_build (ctx->config, &po, &ctx->plan, err) < 0)
     return -1;
-  if (state_dir_create (ctx->g->root, ctx->req->id, &ctx->rb.dir, err) < 0)
+  if (state_dir_create (ctx->rt->root, ctx->req->id, &ctx->rb.dir, err) < 0)
     return -1;
   ctx->rb.have_dir = true;
   fault_point ("create:state-dir");
@@ -804,7 +786,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
 }
 
 int
-container_create (const struct global_options *g,
+container_create (const struct runtime_context *rt,
                   const struct create_request *req, struct create_outcome *out,
                   agentrt_error_t *err)
 {
@@ -814,7 +796,7 @@ container_create (const struct global_options *g,
   int r;
 
   memset (&ctx, 0, sizeof ctx);
-  ctx.g = g;
+  ctx.rt = rt;
   ctx.req = req;
   ctx.sock = ctx.pty_master = ctx.audit_fd = ctx.born_cgroup_fd = -1;
   ctx.hook_state[0] = ctx.hook_state[1] = -1;
@@ -827,11 +809,11 @@ container_create (const struct global_options *g,
   ctx.config = oci_config_parse_file (config_path, err);
   if (ctx.config == NULL)
     return -1;
-  if (hardening_apply (g, ctx.config, bundle, true, &ctx.hardening, err) < 0
+  if (hardening_apply (rt, ctx.config, bundle, true, &ctx.hardening, err) < 0
       || (cloned_binary_needed (ctx.config->process
                                     ? ctx.config->process->capabilities
                                     : NULL)
-          && cloned_binary_ensure (cli_saved_argv (), err) < 0))
+          && cloned_binary_ensure (rt->argv, err) < 0))
     {
       hardening_release (&ctx.hardening);
       oci_config_free (ctx.config);

@@ -35,7 +35,6 @@ libruntime_a_SOURCES = \
 	runtime/monitor_duties.c runtime/monitor_duties.h \
 	runtime/monitor_sidecar.c runtime/monitor_sidecar.h \
 	runtime/mount_idmap.c runtime/mount_idmap.h \
-	runtime/net_plan.c runtime/net_plan.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \
 	runtime/netns.c runtime/netns.h \
@@ -86,15 +85,12 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	libpolicyfile.a libegress.a liboci.a libcommon.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
-	tests/unit/test-runtime-netplan \
 	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
 	tests/unit/test-runtime-audit
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
 tests_unit_test_runtime_paths_LDADD = $(RUNTIME_TEST_LIBS)
-tests_unit_test_runtime_netplan_SOURCES = tests/unit/test-runtime-netplan.c
-tests_unit_test_runtime_netplan_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_plan_SOURCES = tests/unit/test-runtime-plan.c
 tests_unit_test_runtime_plan_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_sync_SOURCES = tests/unit/test-runtime-sync.c
