@@ -64,7 +64,8 @@ usage (FILE *out)
                 "  --debug              debug logging\n"
                 "  --systemd-cgroup     manage cgroups through systemd\n"
                 "  --policy FILE        admin policy (default " POLICY_FILE_DEFAULT_PATH ")\n"
-                "  --version            print the version\n\ncommands:\n",
+                "  --version, -v        print the version\n"
+                "  --help, -h           this text\n\ncommands:\n",
            DEFAULT_ROOT);
   for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
