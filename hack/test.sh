@@ -275,7 +275,7 @@ main ()
   fi
   if ((deb_run)); then
     stage "Debian package (hack/deb.sh)"
-    "$AGENTRT_TOP/hack/deb.sh" -j "$jobs"
+    "$AGENTRT_TOP/hack/deb.sh" -j "$jobs" $( ((deps)) || echo --no-deps)
   fi
   if ((integration)); then
     stage "integration tests (bats)"
