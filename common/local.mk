@@ -2,6 +2,7 @@
 noinst_LIBRARIES += libcommon.a
 libcommon_a_SOURCES = \
 	common/cleanup.h \
+	common/closest.c common/closest.h \
 	common/error.c common/error.h \
 	common/openat2.c common/openat2.h \
 	common/xalloc.c common/xalloc.h
