@@ -1,6 +1,7 @@
 /* Global flags (runc's names), subcommand dispatch, and the one place where
- * an error is reported: a single line on stderr and, with --log, a final
- * "error" record. */
+ * an error is reported: a single line on stderr (with what to do about it,
+ * when that is obvious: cli_hint.c) and, with --log, a final "error"
+ * record. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,11 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/xalloc.h"
 #include "oci/policy_file.h"
 #include "runtime/cli.h"
 #include "runtime/cli_help.h"
+#include "runtime/cli_hint.h"
 #include "runtime/cloned_binary.h"
 #include "runtime/commands.h"
 #include "runtime/log.h"
@@ -71,6 +75,29 @@ usage (FILE *out)
     fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf (out, "\n`agentrt help COMMAND` or `agentrt COMMAND --help`: its "
                 "options\n");
+}
+
+/* The one error line of command VERB (NULL before one was chosen). */
+static void
+report (const char *verb, const struct agentrt_error *err)
+{
+  cleanup_free char *own = NULL;
+  cleanup_free char *line = NULL;
+  const char *hint;
+
+  if (err == NULL)
+    {
+      log_error_message ("unknown error");
+      return;
+    }
+  hint = cli_hint (verb, err->msg, err->status, geteuid () == 0, &own);
+  if (hint == NULL)
+    {
+      log_error_message (err->msg);
+      return;
+    }
+  line = xasprintf ("%s; %s", err->msg, hint);
+  log_error_message (line);
 }
 
 static bool
@@ -218,7 +245,7 @@ cli_main (int argc, char **argv)
     first = -2;
   if (first == -2)
     {
-      log_error_message (err->msg);
+      report (NULL, err);
       return 1;
     }
   if (first >= argc)
@@ -230,7 +257,7 @@ cli_main (int argc, char **argv)
   if (r >= 0)
     {
       if (r > 0)
-        log_error_message (err->msg);
+        report (NULL, err);
       return r;
     }
   for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -238,15 +265,16 @@ cli_main (int argc, char **argv)
       break;
   if (i == sizeof commands / sizeof commands[0])
     {
-      agentrt_error (&err, 0, "unknown command `%s`", argv[first]);
-      log_error_message (err->msg);
+      agentrt_error (&err, 0, "unknown command `%s` (`agentrt help` lists "
+                     "them)", argv[first]);
+      report (NULL, err);
       return 1;
     }
   saved_argv = argv;
   r = commands[i].handler (&g, argc - first, argv + first, &err);
   if (r < 0)
     {
-      log_error_message (err ? err->msg : "unknown error");
+      report (commands[i].name, err);
       return 1;
     }
   return r;

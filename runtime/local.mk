@@ -8,6 +8,7 @@ libruntime_a_SOURCES = \
 	runtime/child_error.c runtime/child_error.h \
 	runtime/cli.c runtime/cli.h \
 	runtime/cli_help.c runtime/cli_help.h \
+	runtime/cli_hint.c runtime/cli_hint.h \
 	runtime/cloned_binary.c runtime/cloned_binary.h \
 	runtime/cmd_create.c runtime/cmd_create_options.c \
 	runtime/cmd_create_options.h runtime/cmd_list.c runtime/cmd_run.c \
@@ -79,7 +80,7 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	libpolicyfile.a libegress.a liboci.a libcommon.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
-	tests/unit/test-runtime-sync
+	tests/unit/test-runtime-sync tests/unit/test-runtime-hint
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -88,3 +89,5 @@ tests_unit_test_runtime_plan_SOURCES = tests/unit/test-runtime-plan.c
 tests_unit_test_runtime_plan_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_sync_SOURCES = tests/unit/test-runtime-sync.c
 tests_unit_test_runtime_sync_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_hint_SOURCES = tests/unit/test-runtime-hint.c
+tests_unit_test_runtime_hint_LDADD = $(RUNTIME_TEST_LIBS)
