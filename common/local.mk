@@ -4,5 +4,6 @@ libcommon_a_SOURCES = \
 	common/cleanup.h \
 	common/closest.c common/closest.h \
 	common/error.c common/error.h \
+	common/io.c common/io.h \
 	common/openat2.c common/openat2.h \
 	common/xalloc.c common/xalloc.h

@@ -439,18 +439,20 @@ drop_over_limit (struct egress *eg, int fd, enum conn_kind kind)
   audit_write (&c);
 }
 
-/* Just beyond --max-conns: a short refusal (503 for HTTP; SOCKS5 has no
- * message for it before the greeting), sent properly before closing. */
+/* Just beyond --max-conns, or while the audit trail cannot be written:
+ * a short refusal (503 for HTTP; SOCKS5 has no message for it before the
+ * greeting), sent properly before closing. */
 static void
-refuse_over_limit (struct conn *c)
+refuse_503 (struct conn *c, const char *reason, const char *why)
 {
-  static const char reply[] = "HTTP/1.1 503 Service Unavailable\r\n"
-                              "X-Agentrt-Denied: max-connections\r\nConnection: close\r\n"
-                              "Content-Length: 46\r\n\r\n"
-                              "agentrt-egress: denied: too many connections\n";
+  char reply[256];
+  int n = snprintf (reply, sizeof (reply),
+                    "HTTP/1.1 503 Service Unavailable\r\nX-Agentrt-Denied: %s\r\n"
+                    "Connection: close\r\nContent-Length: %zu\r\n\r\n"
+                    "agentrt-egress: denied: %s\n",
+                    reason, strlen ("agentrt-egress: denied: \n") + strlen (why), why);
 
-  conn_reply_close (c, "deny", "max-connections", reply,
-                    c->kind == KIND_HTTP ? sizeof (reply) - 1 : 0);
+  conn_reply_close (c, "deny", reason, reply, c->kind == KIND_HTTP ? (size_t) n : 0);
 }
 
 static void
@@ -516,10 +518,15 @@ conn_accept (struct egress *eg, int lfd, enum conn_kind kind)
         }
       if (eg->nconns >= eg->opt.max_conns + OVER_LIMIT_LINGER)
         drop_over_limit (eg, fd, kind);
+      else if (!audit_ready (eg))
+        {
+          if ((c = conn_new (eg, fd, kind)) != NULL)
+            refuse_503 (c, "audit-unavailable", "the audit trail cannot be written");
+        }
       else if (eg->nconns >= eg->opt.max_conns)
         {
           if ((c = conn_new (eg, fd, kind)) != NULL)
-            refuse_over_limit (c);
+            refuse_503 (c, "max-connections", "too many connections");
         }
       else if ((c = conn_new (eg, fd, kind)) != NULL)
         {

@@ -53,7 +53,8 @@ agentrt_egress_SOURCES = \
 	runtime/egress/proxy_socks.c \
 	runtime/egress/relay.c \
 	runtime/egress/resolver.c \
-	runtime/egress/selftest.c runtime/egress/selftest.h
+	runtime/egress/selftest.c runtime/egress/selftest.h \
+	runtime/fault.c runtime/fault.h
 agentrt_egress_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
 agentrt_egress_LDFLAGS = $(AM_LDFLAGS) $(EGRESS_LDFLAGS)
 agentrt_egress_LDADD = libegress.a liboci.a libcommon.a $(SECCOMP_LIBS)

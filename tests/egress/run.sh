@@ -32,12 +32,14 @@ OUT=egr-out-$SUFFIX SRV=egr-srv-$SUFFIX AGENT=egr-agent-$SUFFIX
 T=$(mktemp -d /tmp/egress-e2e.XXXXXX)
 PIDS=()
 NETNS=()
+MOUNTS=()
 
 cleanup () {
-  local pid ns
+  local pid ns m
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
   for ns in "${NETNS[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done
   rm -rf "$T"
 }
 trap cleanup EXIT
@@ -133,15 +135,20 @@ ALLOW+=',meta-dns.test,mixed.test,nx.test,drop.test,web.test:22,1.2.3.10:443'
 ALLOW+=',wireserver.test,bench.test,priv-in.test,doc.test'
 sleep 1000 & INIT=$!
 PIDS+=("$INIT")
-start_proxy () { # start_proxy ID WATCHED_PID EXTRA...; sets PROXY_PID
+# start_proxy ID WATCHED_PID EXTRA...; sets PROXY_PID.  PROXY_ENV (NAME=VALUE
+# words), PROXY_AUDIT and PROXY_ERR change its environment, audit file and
+# stderr file.
+start_proxy () {
   local id=$1 watched=$2
   shift 2
-  ip netns exec "$OUT" python3 "$HERE/launch.py" --proxy "$PROXY" --listen-netns "$AGENT" --watch-pid "$watched" \
-    --audit "$T/audit.log" --hosts "$T/hosts" --resolv-conf "$T/resolv.conf" --id "$id" \
-    --allow "${ALLOW_NOW:-$ALLOW}" "$@" 2>>"$T/proxy.err" &
+  env "${PROXY_ENV[@]}" ip netns exec "$OUT" python3 "$HERE/launch.py" --proxy "$PROXY" \
+    --listen-netns "$AGENT" --watch-pid "$watched" --audit "${PROXY_AUDIT:-$T/audit.log}" \
+    --hosts "$T/hosts" --resolv-conf "$T/resolv.conf" --id "$id" \
+    --allow "${ALLOW_NOW:-$ALLOW}" "$@" 2>>"${PROXY_ERR:-$T/proxy.err}" &
   PROXY_PID=$!
   PIDS+=("$PROXY_PID")
 }
+PROXY_ENV=()
 start_proxy e2e "$INIT" --http-port 3128 --socks-port 1080 -- --max-conns 30 --handshake-timeout 2
 wait_for A curl -s -o /dev/null http://127.0.0.1:3128/ || { echo "proxy did not start"; cat "$T/proxy.err"; exit 1; }
 
@@ -388,6 +395,147 @@ wait_for A curl -s -o /dev/null http://127.0.0.1:3129/
 kill -TERM "$PROXY_PID"
 wait "$PROXY_PID"
 expect "proxy exits 0 on SIGTERM" "rc 0" "rc $?"
+# --- an audit trail that cannot be written: fail closed -------------------------
+# The audit file on a tmpfs of its own, filled to its last byte: the next
+# record cannot be written (ENOSPC, whatever the build).  The proxy must
+# stop relaying (an open tunnel is closed), refuse new connections saying
+# why, and serve again once the trail can be written, saying how many
+# records were lost.
+start_side_proxy () { # ID HTTP-PORT SOCKS-PORT: a proxy watching a sleep of its own
+  sleep 1000 &
+  SIDE_INIT=$!
+  PIDS+=("$SIDE_INIT")
+  start_proxy "$1" "$SIDE_INIT" --http-port "$2" --socks-port "$3"
+  wait_for A python3 -c "import socket; socket.create_connection(('127.0.0.1', $2), 1).close()"
+}
+stop_side_proxy () {
+  kill "$SIDE_INIT"
+  wait "$PROXY_PID"
+  expect "$1: the proxy exits 0 with its init" "rc 0" "rc $?"
+}
+mkdir "$T/small"
+if mount -t tmpfs -o size=256k agentrt-egress-test "$T/small"; then
+  MOUNTS+=("$T/small")
+  PROXY_AUDIT=$T/small/audit.log PROXY_ERR=$T/full.err start_side_proxy e2e-full 3130 1082
+  P3=http://127.0.0.1:3130
+  A python3 "$HERE/client.py" tunnel 3130 "$T/ready" >"$T/tunnel.out" &
+  TUNNEL=$!
+  wait_for test -e "$T/ready"
+  dd if=/dev/zero of="$T/small/fill" bs=4k status=none 2>/dev/null
+  # and the rest of the audit file's last page (spaces: still JSON lines)
+  size=$(stat -c %s "$T/small/audit.log")
+  if ((size % 4096)); then
+    head -c $((4096 - size % 4096)) /dev/zero | tr '\0' ' ' >>"$T/small/audit.log"
+  fi
+  # a refusal ends at once: its record is the first that cannot be written
+  expect "full trail: a request is refused as usual" "X-Agentrt-Denied: not-allowlisted" \
+    "$(A curl -sS -m 5 -i -x $P3 http://other.test/ 2>&1)"
+  wait "$TUNNEL"
+  out=$(cat "$T/tunnel.out")
+  if [[ $out =~ ^tunnel\ closed\ after\ [01]\ s$ ]]; then ok "full trail: the open tunnel is closed at once"
+  else not_ok "full trail: the open tunnel is closed at once" "$out"; fi
+  expect "full trail: a new request is refused, saying why" "X-Agentrt-Denied: audit-unavailable" \
+    "$(A curl -sS -m 5 -i -x $P3 http://web.test/ 2>&1)"
+  expect "full trail: a new SOCKS5 connection is closed" "greeting refused" \
+    "$(A python3 "$HERE/client.py" socks 1082 1 3 web.test 80)"
+  expect "full trail: stderr says so" "the audit trail cannot be written (No space left on device)" \
+    "$(cat "$T/full.err")"
+  rm "$T/small/fill"
+  expect "full trail: with room again, requests are served" "hello from web" \
+    "$(A curl -sS -m 5 -x $P3 http://web.test/ 2>&1)"
+  sleep 0.5
+  out=$(python3 - "$T/small/audit.log" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+notes = [l for l in lines if l["event"] == "audit"]
+after = lines[lines.index(notes[0]) + 1:] if notes else []
+print("notes %d lost %s error %s" % (len(notes), notes[0]["lost"] if notes else "-",
+                                     notes[0]["error"] if notes else "-"))
+print("then", " ".join("%s/%s/%s" % (l["host"], l["decision"], l["reason"]) for l in after))
+PY
+)
+  # lost: the records of the refused request, the tunnel and the two refused
+  # connections
+  expect "full trail: the line that ends it counts the records lost" \
+    "notes 1 lost 4 error No space left on device" "$out"
+  expect "full trail: and the records go on after it" "then web.test/allow/ok" "$out"
+  expect "full trail: stderr says it is written again" "the audit trail is written again" \
+    "$(cat "$T/full.err")"
+  stop_side_proxy "full trail"
+else
+  not_ok "mount a small tmpfs for the full-trail test"
+fi
+
+# --- fault injection (a binary configured with --enable-fault-injection) ------
+if grep -qaF egress:close-range "$PROXY"; then
+  # A lockdown step that fails stops the proxy before it accepts anything:
+  # exit 1, the step named on stderr and in a "sidecar" audit line.  So does
+  # a wait for events that fails (it would spin, serving nothing).
+  lockdown_fails () { # POINT: prints the proxy's exit status
+    local w rc
+    sleep 1000 &
+    w=$!
+    : >"$T/lock.log"
+    (
+      ulimit -Sn 512 # below the hard limit: the proxy raises it (setrlimit)
+      env AGENTRT_FAULT_FAIL="$1" timeout 10 ip netns exec "$OUT" python3 "$HERE/launch.py" \
+        --proxy "$PROXY" --listen-netns "$AGENT" --watch-pid "$w" --audit "$T/lock.log" \
+        --id e2e-lock --allow "$ALLOW" --http-port 3131 --socks-port 1083 2>"$T/lock.err"
+    )
+    rc=$?
+    kill "$w"
+    wait "$w" 2>/dev/null
+    echo "rc $rc"
+  }
+  LOCKDOWN_CASES=("egress:close-range|(close_range)" "egress:setrlimit|setrlimit RLIMIT_NOFILE"
+    "egress:setgroups|privileges: setgroups" "egress:setresgid|privileges: setresgid 65534"
+    "egress:capbset|from the bounding set" "egress:setresuid|privileges: setresuid 65534"
+    "egress:capset|capabilities: clear" "egress:no-new-privs|PR_SET_NO_NEW_PRIVS"
+    "egress:landlock|Landlock: restrict self" "egress:seccomp|seccomp: load the egress filter"
+    "egress:epoll-wait|agentrt-egress stops: epoll_wait")
+  # every failure point of the binary is tested here
+  known=" ${LOCKDOWN_CASES[*]%%|*} egress:audit-write "
+  missing=$(grep -aoE 'egress:[a-z][a-z-]*[a-z]' "$PROXY" | sort -u | while read -r p; do
+    [[ $known == *" $p "* ]] || echo "$p"; done)
+  expect "every failure point of the binary has its test here" "<>" "<${missing//$'\n'/ }>"
+  for case in "${LOCKDOWN_CASES[@]}"; do
+    point=${case%%|*} words=${case#*|}
+    rc=$(lockdown_fails "$point")
+    if [ "$rc" = "rc 1" ] && grep -qF "$words: Input/output error" "$T/lock.err" \
+      && grep -F '"event":"sidecar"' "$T/lock.log" | grep -qF "$words: Input/output error"; then
+      ok "$point failing: the proxy does not start, and says why"
+    else
+      not_ok "$point failing: the proxy does not start, and says why" \
+        "$rc; stderr: $(cat "$T/lock.err"); audit: $(cat "$T/lock.log")"
+    fi
+  done
+  # Two audit writes failing (ENOSPC): the record of the first request and
+  # the line that would end audit-failed mode; then it ends.
+  PROXY_ENV=(AGENTRT_FAULT_FAIL=egress:audit-write AGENTRT_FAULT_COUNT=2 AGENTRT_FAULT_ERRNO=28)
+  PROXY_AUDIT=$T/fault.log PROXY_ERR=$T/fault.err start_side_proxy e2e-fault 3132 1084
+  PROXY_ENV=()
+  P4=http://127.0.0.1:3132
+  expect "audit write failing: the request under way is served" "hello from web" \
+    "$(A curl -sS -m 5 -x $P4 http://web.test/ 2>&1)"
+  sleep 0.3
+  expect "audit write failing: the next is refused" "X-Agentrt-Denied: audit-unavailable" \
+    "$(A curl -sS -m 5 -i -x $P4 http://web.test/ 2>&1)"
+  expect "audit write failing: once it works, served again" "hello from web" \
+    "$(A curl -sS -m 5 -x $P4 http://web.test/ 2>&1)"
+  sleep 0.5
+  out=$(python3 - "$T/fault.log" <<'PY'
+import json, sys
+for l in map(json.loads, open(sys.argv[1])):
+    print(l["event"], l.get("lost", ""), l.get("decision", ""), l.get("reason", ""))
+PY
+)
+  expect "audit write failing: the trail says one record was lost, then goes on" \
+    "audit 1  |egress  deny audit-unavailable|egress  allow ok" "${out//$'\n'/|}"
+  stop_side_proxy "audit write failing"
+else
+  echo "# skip: $PROXY has no fault points (configure --enable-fault-injection)"
+fi
+
 if [ -s "$T/proxy.err" ]; then not_ok "no stderr from the proxies" "$(cat "$T/proxy.err")"
 else ok "no stderr from the proxies"; fi
 
