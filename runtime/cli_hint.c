@@ -41,9 +41,9 @@ static const struct hint_rule rules[] = {
     AGENTRT_DATADIR "; from a build tree, name "
     "seccomp-profiles/agent-default.json in the policy's seccomp.profile "
     "(man agentrt-policy; hack/try.sh does)" },
-  /* runtime/monitor_duties.c (its errno comes back from the monitor as
+  /* runtime/monitor_sidecar.c (its errno comes back from the monitor as
    * text only) */
-  { "start the egress sidecar: No such file or directory", 0,
+  { "start the egress sidecar: agentrt-egress not found", 0,
     "agentrt-egress is neither in " AGENTRT_LIBEXECDIR " nor next to "
     "agentrt: `make install` (or `make agentrt-egress` in the build tree); "
     "a container with run.agentrt.egress=none needs none" },

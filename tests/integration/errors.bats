@@ -90,7 +90,7 @@ one_error ()
   mkdir -p "$BATS_TEST_TMPDIR/bin"
   cp "$RUNTIME" "$BATS_TEST_TMPDIR/bin/agentrt"
   run "$BATS_TEST_TMPDIR/bin/agentrt" --root "$ROOT" --policy "$POLICY" run --bundle "$BUNDLE" "$CT_ID" </dev/null
-  one_error "start the egress sidecar: No such file or directory" "agentrt-egress is neither in /" \
+  one_error "start the egress sidecar: agentrt-egress not found" "agentrt-egress is neither in /" \
     "run.agentrt.egress=none needs none"
 }
 

@@ -80,8 +80,9 @@ test_newcomers_failures (void)
               "file or directory", ENOENT, true,
               "seccomp-profiles/agent-default.json in the policy's "
               "seccomp.profile");
-  check_hint ("run", "start the egress sidecar: No such file or directory",
-              0, true, "agentrt-egress is neither in");
+  check_hint ("run", "start the egress sidecar: agentrt-egress not found: "
+              "No such file or directory", 0, true,
+              "agentrt-egress is neither in");
   check_hint ("policy", "admin policy: open policy `/etc/agentrt/policy.json`: "
               "No such file or directory", ENOENT, true,
               "/policy.example.json");
