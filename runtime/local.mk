@@ -5,6 +5,8 @@ noinst_LIBRARIES += libruntime.a
 libruntime_a_SOURCES = \
 	runtime/audit.c runtime/audit.h \
 	runtime/audit_open.c runtime/audit_open.h \
+	runtime/audit_summary.c runtime/audit_summary.h \
+	runtime/audit_summary_format.c runtime/audit_summary_format.h \
 	runtime/caps.c runtime/caps.h \
 	runtime/child_error.c runtime/child_error.h \
 	runtime/cli.c runtime/cli.h \
@@ -89,7 +91,8 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
 	tests/unit/test-runtime-netplan \
 	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
-	tests/unit/test-runtime-audit tests/unit/test-runtime-hint
+	tests/unit/test-runtime-audit tests/unit/test-runtime-hint \
+	tests/unit/test-runtime-audit-summary
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -106,3 +109,6 @@ tests_unit_test_runtime_audit_SOURCES = tests/unit/test-runtime-audit.c
 tests_unit_test_runtime_audit_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_hint_SOURCES = tests/unit/test-runtime-hint.c
 tests_unit_test_runtime_hint_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_audit_summary_SOURCES = \
+	tests/unit/test-runtime-audit-summary.c
+tests_unit_test_runtime_audit_summary_LDADD = $(RUNTIME_TEST_LIBS)
