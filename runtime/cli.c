@@ -53,7 +53,7 @@ static const struct
   { "spec", cmd_spec, "write a default config.json" },
   { "features", cmd_features, "print what this runtime supports" },
   { "policy", cmd_policy, "policy explain: what hardening does to a bundle" },
-  { "audit", cmd_audit, "print a container's audit trail" },
+  { "audit", cmd_audit, "print a container's audit trail, or a summary of all" },
 };
 
 static void

@@ -5,6 +5,7 @@ noinst_LIBRARIES += libruntime.a
 libruntime_a_SOURCES = \
 	runtime/audit.c runtime/audit.h \
 	runtime/audit_open.c runtime/audit_open.h \
+	runtime/audit_scan.c runtime/audit_scan.h \
 	runtime/audit_summary.c runtime/audit_summary.h \
 	runtime/audit_summary_format.c runtime/audit_summary_format.h \
 	runtime/caps.c runtime/caps.h \
