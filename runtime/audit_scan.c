@@ -83,24 +83,34 @@ feed_lines (struct audit_summary *s, const char *buf, size_t len,
   return done;
 }
 
+/* The read buffer, kept from trail to trail. */
+struct read_buf
+{
+  char *data;
+  size_t cap;
+};
+
 /* Reads the trail at fd line by line into s.  -1 with err when a read
  * fails (the lines before it were counted). */
 static int
 read_trail (int fd, struct audit_summary *s, const char *path,
-            agentrt_error_t *err)
+            struct read_buf *rb, agentrt_error_t *err)
 {
-  cleanup_free char *buf = NULL;
-  size_t cap = READ_CHUNK, len = 0;
+  size_t len = 0;
   bool skipping = false;
 
-  buf = xmalloc (cap);
   for (;;)
     {
+      char *buf = rb->data;
+      size_t cap = rb->cap;
       ssize_t n;
       size_t done;
 
       if (len == cap && cap < AUDIT_SCAN_MAX_LINE)
-        buf = xrealloc (buf, cap *= 2);
+        {
+          rb->data = buf = xrealloc (buf, cap *= 2);
+          rb->cap = cap;
+        }
       else if (len == cap)
         {
           if (!skipping)
@@ -127,7 +137,8 @@ read_trail (int fd, struct audit_summary *s, const char *path,
 
 /* One trail: refused, older than the window, or read. */
 static void
-scan_one (int dirfd, const char *dir, const char *name, struct audit_summary *s)
+scan_one (int dirfd, const char *dir, const char *name, struct audit_summary *s,
+          struct read_buf *rb)
 {
   cleanup_error agentrt_error_t err = NULL;
   cleanup_free char *id = xstrndup (name, strlen (name) - 6);
@@ -150,7 +161,7 @@ scan_one (int dirfd, const char *dir, const char *name, struct audit_summary *s)
       return;
     }
   audit_summary_trail_begin (s, id);
-  if (read_trail (fd, s, path, &err) < 0)
+  if (read_trail (fd, s, path, rb, &err) < 0)
     audit_summary_trail_refused (s, id, err->msg);
   audit_summary_trail_end (s);
 }
@@ -160,6 +171,7 @@ audit_scan (const char *dir, struct audit_summary *s, agentrt_error_t *err)
 {
   cleanup_dir DIR *d = NULL;
   struct names names = { NULL, 0, 0 };
+  struct read_buf rb = { NULL, READ_CHUNK };
   int fd = audit_open_dir (dir, err);
 
   if (fd < 0)
@@ -175,8 +187,10 @@ audit_scan (const char *dir, struct audit_summary *s, agentrt_error_t *err)
       names_release (&names);
       return -1;
     }
+  rb.data = xmalloc (rb.cap);
   for (size_t i = 0; i < names.len; i++)
-    scan_one (dirfd (d), dir, names.items[i], s);
+    scan_one (dirfd (d), dir, names.items[i], s, &rb);
+  free (rb.data);
   names_release (&names);
   audit_summary_finish (s);
   return 0;
