@@ -26,6 +26,16 @@ try_with ()
   run env AGENTRT_ROOTFS_CACHE="${cache%/rootfs}" TMPDIR="$BATS_TEST_TMPDIR" "$@" </dev/null
 }
 
+# lines_like PATTERN...: each PATTERN (`*`: any text) is a line of the
+# output, after its two spaces of indent.
+lines_like ()
+{
+  local w
+  for w; do
+    grep -q -- "^  ${w//\*/.*}" <<<"$output" || fail "no line like '$w' in: $output"
+  done
+}
+
 # nothing_left: everything try.sh made lived in its temporary dir, its
 # network namespaces and its servers, and is gone (the busybox rootfs
 # cache next to it is kept on purpose).
@@ -92,10 +102,7 @@ nothing_left ()
     "blocked  attack  connect to 10.87.0.2:80 directly, around the proxy*Network is unreachable"
     "blocked  attack  fork bomb*fork failed after * processes (pids.max 1024)*"
   )
-  local w
-  for w in "${want[@]}"; do
-    grep -q -- "^  ${w//\*/.*}" <<<"$output" || fail "no line like '$w' in: $output"
-  done
+  lines_like "${want[@]}"
   has_line "==> 8 of 8 attacks blocked, 4 of 4 work steps passed"
   [[ $output != *PASSED* && $output != *FAILED* ]] || fail "$output"
   nothing_left
@@ -117,10 +124,7 @@ nothing_left ()
     "PASSED   attack  connect to 10.87.0.2:80 directly*hello from the test server"
     "PASSED   attack  fork bomb*1200 processes, nothing stopped them"
   )
-  local w
-  for w in "${want[@]}"; do
-    grep -q -- "^  ${w//\*/.*}" <<<"$output" || fail "no line like '$w' in: $output"
-  done
+  lines_like "${want[@]}"
   has_line "==> 0 of 8 attacks blocked, 4 of 4 work steps passed"
   nothing_left
 }
