@@ -181,7 +181,8 @@ cmd_audit (struct global_options *g, int argc, char **argv, agentrt_error_t *err
         return agentrt_error (err, 0, "audit: --%s goes with --summary "
                               "(agentrt audit ID prints the trail as it is)",
                               format ? "format" : since ? "since" : "top");
-      if (cmd_check_args (argc, optind, 1, 1, "audit ID", err) < 0)
+      if (cmd_check_args (argc, optind, 1, 1, "audit ID (or audit --summary)",
+                          err) < 0)
         return -1;
       return print_trail (g, argv[optind], err);
     }
