@@ -387,12 +387,32 @@ member_absolute_path (const struct json_ctx *c, const struct json_node *o,
   return 0;
 }
 
+/* egress.uplink: "auto", "bundle" or "runtime" (runtime/policy/net_plan.h). */
+static int
+parse_uplink (const struct json_ctx *c, const struct json_node *o,
+              const struct json_path *p, struct agent_policy *pol)
+{
+  cleanup_free char *name = NULL;
+  int uplink;
+
+  if (json_member_string (c, o, p, "uplink", JSON_OPTIONAL, &name) < 0)
+    return -1;
+  if (name == NULL)
+    return 0;
+  uplink = net_uplink_from_name (name);
+  if (uplink < 0)
+    return json_fail (c, JSON_PATH_KEY (p, "uplink"),
+                      "must be \"auto\", \"bundle\" or \"runtime\"");
+  pol->egress_uplink = (enum net_uplink) uplink;
+  return 0;
+}
+
 static int
 parse_egress (const struct json_ctx *c, const struct json_node *root,
               struct agent_policy *pol)
 {
   static const char *const known[] = { "allow", "ceiling", "allowBroad",
-                                       "publicSuffixList", NULL };
+                                       "publicSuffixList", "uplink", NULL };
   const struct json_node *o;
   const struct json_path *p = JSON_PATH_KEY (NULL, "egress");
   agentrt_error_t *err = c->err;
@@ -414,7 +434,8 @@ parse_egress (const struct json_ctx *c, const struct json_node *root,
         return -1;
     }
   if (member_absolute_path (c, o, p, "publicSuffixList",
-                            &pol->public_suffix_list) < 0)
+                            &pol->public_suffix_list) < 0
+      || parse_uplink (c, o, p, pol) < 0)
     return -1;
   if (egress_policy_validate (pol, err) < 0)
     return agentrt_error_wrap (err, "%s", c->origin);

@@ -23,14 +23,6 @@
 
 #define DEFAULT_ROOT "/run/agentrt"
 
-static char **saved_argv;
-
-char **
-cli_saved_argv (void)
-{
-  return saved_argv;
-}
-
 static const struct
 {
   const char *name;
@@ -184,7 +176,7 @@ parse_globals (int argc, char **argv, struct global_options *g,
       switch (c)
         {
         case OPT_ROOT:
-          g->root = optarg;
+          g->rt.root = optarg;
           break;
         case OPT_LOG:
           g->log = optarg;
@@ -199,10 +191,10 @@ parse_globals (int argc, char **argv, struct global_options *g,
           g->debug = true;
           break;
         case OPT_SYSTEMD_CGROUP:
-          g->systemd_cgroup = true;
+          g->rt.systemd_cgroup = true;
           break;
         case OPT_POLICY:
-          g->policy = optarg;
+          g->rt.policy = optarg;
           break;
         case 'v':
         case OPT_VERSION:
@@ -229,7 +221,8 @@ parse_globals (int argc, char **argv, struct global_options *g,
 int
 cli_main (int argc, char **argv)
 {
-  struct global_options g = { .root = DEFAULT_ROOT, .log_format = "text" };
+  struct global_options g = { .rt = { .root = DEFAULT_ROOT },
+                             .log_format = "text" };
   cleanup_error agentrt_error_t err = NULL;
   size_t i;
   int first, r;
@@ -270,7 +263,7 @@ cli_main (int argc, char **argv)
       report (NULL, err);
       return 1;
     }
-  saved_argv = argv;
+  g.rt.argv = argv;
   r = commands[i].handler (&g, argc - first, argv + first, &err);
   if (r < 0)
     {

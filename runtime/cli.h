@@ -6,21 +6,18 @@
 #include <stdbool.h>
 
 #include "common/error.h"
+#include "runtime/context.h"
 
 struct global_options
 {
-  const char *root;      /* --root, default /run/agentrt */
+  struct runtime_context rt; /* --root (default /run/agentrt), --policy,
+                                --systemd-cgroup, the command line */
   const char *log;       /* --log FILE */
   const char *log_format; /* --log-format text|json */
-  const char *policy;    /* --policy FILE */
   bool debug;
-  bool systemd_cgroup;
 };
 
 int cli_main (int argc, char **argv);
-
-/* The command line agentrt was started with (for a re-exec). */
-char **cli_saved_argv (void);
 
 /* Handlers: argv[0] is the verb; they return the process exit status or
  * < 0 with *err set. */

@@ -25,7 +25,7 @@ cmd_create (struct global_options *g, int argc, char **argv,
   if (cmd_check_args (argc, first, 1, 1, "create [options] ID", err) < 0)
     return -1;
   req.id = argv[first];
-  return container_create (g, &req, &out, err) < 0 ? -1 : 0;
+  return container_create (&g->rt, &req, &out, err) < 0 ? -1 : 0;
 }
 
 int

@@ -258,7 +258,7 @@ cmd_events (struct global_options *g, int argc, char **argv, agentrt_error_t *er
     }
   if (cmd_check_args (argc, optind, 1, 1, "events [--stats] [--interval D] ID",
                       err) < 0
-      || container_load (g, argv[optind], &c, err) < 0)
+      || container_load (&g->rt, argv[optind], &c, err) < 0)
     return -1;
   if (container_status (&c) == STATUS_STOPPED)
     {

@@ -105,7 +105,7 @@ cmd_exec (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
       agentrt_error (err, 0, "exec: give either --process or a command");
       goto out;
     }
-  r = container_exec (g, &o, err);
+  r = container_exec (&g->rt, &o, err);
 out:
   str_list_free (&o.env);
   str_list_free (&o.caps);

@@ -37,7 +37,7 @@ collect (struct global_options *g, struct listing *l, agentrt_error_t *err)
   char **ids = NULL;
   size_t n = 0, i;
 
-  if (state_list_ids (g->root, &ids, &n, err) < 0)
+  if (state_list_ids (g->rt.root, &ids, &n, err) < 0)
     return -1;
   l->states = xzalloc ((n + 1) * sizeof *l->states);
   l->statuses = xzalloc ((n + 1) * sizeof *l->statuses);
@@ -45,7 +45,7 @@ collect (struct global_options *g, struct listing *l, agentrt_error_t *err)
     {
       cleanup_error agentrt_error_t ignored = NULL;
       struct container c;
-      if (container_load (g, ids[i], &c, &ignored) == 0 && c.state)
+      if (container_load (&g->rt, ids[i], &c, &ignored) == 0 && c.state)
         {
           l->statuses[l->n] = container_status (&c);
           l->states[l->n++] = steal_pointer (&c.state);

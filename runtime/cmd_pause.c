@@ -18,7 +18,7 @@ freeze_or_thaw (struct global_options *g, int argc, char **argv, bool freeze,
 
   if (cmd_check_args (argc, 1, 1, 1, freeze ? "pause ID" : "resume ID", err) < 0)
     return -1;
-  if (container_load (g, argv[1], &c, err) < 0)
+  if (container_load (&g->rt, argv[1], &c, err) < 0)
     return -1;
   status = container_status (&c);
   if (freeze ? status != STATUS_RUNNING && status != STATUS_CREATED

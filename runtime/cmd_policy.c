@@ -75,7 +75,7 @@ explain (struct global_options *g, const char *bundle_arg, bool json,
   config = oci_config_parse_file (path, err);
   if (config == NULL)
     return -1;
-  if (hardening_apply (g, config, bundle, false, &h, err) < 0)
+  if (hardening_apply (&g->rt, config, bundle, false, &h, err) < 0)
     {
       hardening_release (&h);
       return -1;

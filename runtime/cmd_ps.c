@@ -152,7 +152,7 @@ cmd_ps (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
   if (cmd_check_args (argc, optind, 1, 1 << 20, "ps [--format table|json] ID "
                       "[PS_ARGS...]", err) < 0)
     return -1;
-  if (container_load (g, argv[optind], &c, err) < 0)
+  if (container_load (&g->rt, argv[optind], &c, err) < 0)
     return -1;
   cg = container_cgroup (&c, err);
   r = cg ? cgroup_pids (cg, &pids, &n, err) : (*err ? -1 : 0);

@@ -25,7 +25,7 @@ delete_container (struct global_options *g, const char *id)
 {
   agentrt_error_t err = NULL;
   struct container c;
-  int r = container_load (g, id, &c, &err);
+  int r = container_load (&g->rt, id, &c, &err);
   if (r == 0)
     {
       r = container_delete (&c, true, &err);
@@ -49,7 +49,7 @@ start_it (struct global_options *g, const char *id, agentrt_error_t *err)
 {
   struct container c;
   int r;
-  if (container_load (g, id, &c, err) < 0)
+  if (container_load (&g->rt, id, &c, err) < 0)
     return -1;
   r = container_start (&c, err);
   container_release (&c);
@@ -79,7 +79,7 @@ cmd_run (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
   sigprocmask (SIG_BLOCK, &all, &old);
   if (!ro.detach)
     prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-  if (container_create (g, &req, &out, err) < 0)
+  if (container_create (&g->rt, &req, &out, err) < 0)
     return -1;
   if (start_it (g, req.id, err) < 0)
     {

@@ -40,7 +40,7 @@ cmd_start (struct global_options *g, int argc, char **argv,
   int r;
   if (cmd_check_args (argc, 1, 1, 1, "start ID", err) < 0)
     return -1;
-  if (container_load (g, argv[1], &c, err) < 0)
+  if (container_load (&g->rt, argv[1], &c, err) < 0)
     return -1;
   r = container_start (&c, err);
   container_release (&c);
@@ -56,7 +56,7 @@ cmd_state (struct global_options *g, int argc, char **argv,
 
   if (cmd_check_args (argc, 1, 1, 1, "state ID", err) < 0)
     return -1;
-  if (container_load (g, argv[1], &c, err) < 0)
+  if (container_load (&g->rt, argv[1], &c, err) < 0)
     return -1;
   if (c.state == NULL)
     {
@@ -88,7 +88,7 @@ cmd_kill (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
   if (argc - first == 2 && (sig = signal_parse (argv[first + 1])) < 0)
     return agentrt_error (err, 0, "kill: unknown signal `%s`",
                           argv[first + 1]);
-  if (container_load (g, argv[first], &c, err) < 0)
+  if (container_load (&g->rt, argv[first], &c, err) < 0)
     return -1;
   r = container_kill (&c, sig, flags[0], err);
   container_release (&c);
@@ -109,7 +109,7 @@ cmd_delete (struct global_options *g, int argc, char **argv,
   if (first < 0 || cmd_check_args (argc, first, 1, 1, "delete [--force] ID",
                                    err) < 0)
     return -1;
-  if (container_load (g, argv[first], &c, err) < 0)
+  if (container_load (&g->rt, argv[first], &c, err) < 0)
     {
       /* the containerd shim sends delete, then delete --force */
       if (flags[0] && (*err)->status == ENOENT)

@@ -192,7 +192,7 @@ apply (struct global_options *g, const char *id, const struct oci_resources *r,
   size_t i;
   int ret;
 
-  if (container_load (g, id, &c, err) < 0)
+  if (container_load (&g->rt, id, &c, err) < 0)
     return -1;
   status = container_status (&c);
   if (status == STATUS_STOPPED)

@@ -10,7 +10,7 @@
 #include "oci/config.h"
 #include "oci/state.h"
 #include "runtime/cgroup.h"
-#include "runtime/cli.h"
+#include "runtime/context.h"
 #include "runtime/state_store.h"
 
 struct create_request
@@ -35,7 +35,7 @@ struct create_outcome
   int pty_master;              /* with keep_pty_master, else -1 */
 };
 
-int container_create (const struct global_options *g,
+int container_create (const struct runtime_context *rt,
                       const struct create_request *req,
                       struct create_outcome *out, agentrt_error_t *err);
 
@@ -46,7 +46,7 @@ struct container
   struct container_state *state;
 };
 
-int container_load (const struct global_options *g, const char *id,
+int container_load (const struct runtime_context *rt, const char *id,
                     struct container *c, agentrt_error_t *err);
 void container_release (struct container *c);
 /* The config stored at create time (NULL with *err on failure). */

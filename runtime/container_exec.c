@@ -185,7 +185,7 @@ harden_exec (struct exec_ctx *ctx, agentrt_error_t *err)
 }
 
 static int
-prepare (const struct global_options *g, struct exec_ctx *ctx,
+prepare (const struct runtime_context *rt, struct exec_ctx *ctx,
          agentrt_error_t *err)
 {
   const struct exec_options *o = ctx->opts;
@@ -243,7 +243,7 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
   /* a process CAP_SYS_PTRACE could reach before its exec: see
    * cloned_binary.h */
   if (cloned_binary_needed (ctx->process->capabilities)
-      && cloned_binary_ensure (cli_saved_argv (), err) < 0)
+      && cloned_binary_ensure (rt->argv, err) < 0)
     return -1;
   return ns_plan_join_process (ctx->c->state->pid, &ctx->ns, err);
 }
@@ -343,7 +343,7 @@ exec_ctx_release (struct exec_ctx *ctx)
 }
 
 int
-container_exec (const struct global_options *g, const struct exec_options *o,
+container_exec (const struct runtime_context *rt, const struct exec_options *o,
                 agentrt_error_t *err)
 {
   struct container c;
@@ -352,7 +352,7 @@ container_exec (const struct global_options *g, const struct exec_options *o,
   sigset_t all;
   int r;
 
-  if (container_load (g, o->id, &c, err) < 0)
+  if (container_load (rt, o->id, &c, err) < 0)
     return -1;
   if (c.state == NULL)
     {
@@ -369,7 +369,7 @@ container_exec (const struct global_options *g, const struct exec_options *o,
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
     r = agentrt_error (err, errno, "prctl PR_SET_DUMPABLE");
   else
-    r = prepare (g, &ctx, err) < 0 ? -1 : spawn_and_setup (&ctx, err);
+    r = prepare (rt, &ctx, err) < 0 ? -1 : spawn_and_setup (&ctx, err);
   if (r < 0 && ctx.pid > 0)
     {
       kill (ctx.pid, SIGKILL);

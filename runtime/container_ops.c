@@ -24,12 +24,12 @@
 #include "runtime/proc_util.h"
 
 int
-container_load (const struct global_options *g, const char *id,
+container_load (const struct runtime_context *rt, const char *id,
                 struct container *c, agentrt_error_t *err)
 {
   memset (c, 0, sizeof *c);
   c->dir.dirfd = -1;
-  if (state_dir_open (g->root, id, &c->dir, err) < 0)
+  if (state_dir_open (rt->root, id, &c->dir, err) < 0)
     return -1;
   c->state = state_dir_load (&c->dir, err);
   if (c->state == NULL)

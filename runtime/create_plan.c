@@ -285,7 +285,7 @@ plan_rootfs (const struct oci_config *config,
    * in the runtime's (as the runtime-spec says, and runc does): no
    * propagation change, chroot instead of pivot_root. */
   r->host_mount_ns = !has_ns (config, OCI_NS_MOUNT);
-  if (opts->agent_netns == AGENT_NETNS_INNER)
+  if (opts->net->agent == NET_AGENT_INNER)
     mount_plan_defer_sysfs (&plan->mounts);
   r->masked_paths = (const char *const *) l->masked_paths.items;
   r->n_masked_paths = l->masked_paths.len;
@@ -414,8 +414,7 @@ create_plan_build (const struct oci_config *config,
       return -1;
     }
   plan->init.cgroup_ns = has_new_ns (config, OCI_NS_CGROUP);
-  plan->init.agent_netns = opts->agent_netns;
-  plan->init.egress_listeners = opts->egress_listeners;
+  plan->init.net = *opts->net;
   plan->init.agent_netns_fd = -1;
   plan->init.hostname = config->hostname;
   plan->init.domainname = config->domainname;

@@ -32,8 +32,7 @@ struct create_plan_options
   const struct str_list *protected_paths;
   const struct str_list *protected_dirs;
   unsigned long long ephemeral_size;
-  enum agent_netns agent_netns;
-  bool egress_listeners;
+  const struct net_plan *net;
   bool hardened;         /* no fallback around the exec stub */
 };
 

@@ -21,10 +21,10 @@
 #include "runtime/state_store.h"
 
 int
-hardening_load_policy (const struct global_options *g,
+hardening_load_policy (const struct runtime_context *rt,
                        struct agent_policy *policy, agentrt_error_t *err)
 {
-  if (policy_file_load_default (g->policy, policy, err) < 0)
+  if (policy_file_load_default (rt->policy, policy, err) < 0)
     return agentrt_error_wrap (err, "admin policy");
   return 0;
 }
@@ -58,18 +58,18 @@ add_default_home (struct oci_config *config, const char *bundle)
 }
 
 static int
-compile_profile (const struct global_options *g, struct hardening *h,
+compile_profile (const struct runtime_context *rt, struct hardening *h,
                  agentrt_error_t *err)
 {
   const char *profile = h->result.directives.seccomp_profile;
-  cleanup_free char *cache = xasprintf ("%s/.seccomp-cache", g->root);
+  cleanup_free char *cache = xasprintf ("%s/.seccomp-cache", rt->root);
   struct str_list notes = { 0 };
   bool hit = false;
   size_t i;
 
   if (profile == NULL)
     return 0;
-  if (state_root_create (g->root, err) < 0)
+  if (state_root_create (rt->root, err) < 0)
     return -1;
   h->agent_seccomp = seccomp_load_profile_cached (profile, cache, &notes, &hit,
                                                   err);
@@ -97,7 +97,7 @@ cleanup_allowlist_fn (struct allowlist **al)
  * root (runtime/egress/suffix_cache.h).  The list is the policy's entries,
  * then the annotation's. */
 static int
-judge_egress_wildcards (const struct global_options *g,
+judge_egress_wildcards (const struct runtime_context *rt,
                         const struct hardening *h, agentrt_error_t *err)
 {
   const struct harden_directives *d = &h->result.directives;
@@ -110,7 +110,7 @@ judge_egress_wildcards (const struct global_options *g,
     return 0;
   if (allowlist_parse (d->egress_allow, false, &al, err) < 0)
     return agentrt_error_wrap (err, "egress allowlist");
-  cache = xasprintf ("%s/.psl-cache", g->root);
+  cache = xasprintf ("%s/.psl-cache", rt->root);
   if (public_suffix_check (al, h->policy.public_suffix_list, cache, &bad, err) == 0)
     return 0;
   return agentrt_error_wrap (err, "%s: not allowed by the policy "
@@ -121,7 +121,7 @@ judge_egress_wildcards (const struct global_options *g,
 }
 
 int
-hardening_apply (const struct global_options *g, struct oci_config *config,
+hardening_apply (const struct runtime_context *rt, struct oci_config *config,
                  const char *bundle, bool compile_seccomp, struct hardening *h,
                  agentrt_error_t *err)
 {
@@ -130,14 +130,14 @@ hardening_apply (const struct global_options *g, struct oci_config *config,
   int r;
 
   memset (h, 0, sizeof *h);
-  if (hardening_load_policy (g, &h->policy, err) < 0)
+  if (hardening_load_policy (rt, &h->policy, err) < 0)
     return -1;
   h->enforced = h->policy.enforce;
   if (!h->enforced)
     return 0;
   add_default_home (config, bundle);
   /* what no mount may expose: the runtime's state and the audit trails */
-  str_list_append (&h->private_dirs, g->root);
+  str_list_append (&h->private_dirs, rt->root);
   str_list_append (&h->private_dirs, h->policy.audit_dir);
   host_view_system (&h->view, bundle, &h->private_dirs);
   /* harden() may edit config->annotations; it reads a copy */
@@ -146,11 +146,11 @@ hardening_apply (const struct global_options *g, struct oci_config *config,
                  config->annotations.items[i].value);
   r = harden (config, &h->policy, &annotations, &h->view, &h->result, err);
   kv_list_free (&annotations);
-  if (r < 0 || judge_egress_wildcards (g, h, err) < 0)
+  if (r < 0 || judge_egress_wildcards (rt, h, err) < 0)
     return agentrt_error_wrap (err, "hardening");
-  if (shared_netns_apply (g, config, &h->result, err) < 0)
+  if (shared_netns_apply (rt, config, &h->result, err) < 0)
     return -1;
-  if (compile_seccomp && compile_profile (g, h, err) < 0)
+  if (compile_seccomp && compile_profile (rt, h, err) < 0)
     return -1;
   return 0;
 }

@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 #include "oci/config.h"
-#include "runtime/cli.h"
+#include "runtime/context.h"
 #include "runtime/policy/harden.h"
 #include "runtime/policy/host_view.h"
 #include "runtime/policy/policy.h"
@@ -28,13 +28,13 @@ struct hardening
 
 /* Hardens config in place (bundle: absolute).  With compile_seccomp the
  * agent profile is compiled too (not needed by `policy explain`). */
-int hardening_apply (const struct global_options *g, struct oci_config *config,
+int hardening_apply (const struct runtime_context *rt, struct oci_config *config,
                      const char *bundle, bool compile_seccomp,
                      struct hardening *h, agentrt_error_t *err);
 void hardening_release (struct hardening *h);
 
 /* Loads the policy alone (exec, audit). */
-int hardening_load_policy (const struct global_options *g,
+int hardening_load_policy (const struct runtime_context *rt,
                            struct agent_policy *policy, agentrt_error_t *err);
 
 #endif

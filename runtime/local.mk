@@ -20,7 +20,10 @@ libruntime_a_SOURCES = \
 	runtime/cmd_audit.c runtime/cmd_events.c runtime/cmd_exec.c \
 	runtime/cmd_features.c runtime/cmd_pause.c runtime/cmd_policy.c \
 	runtime/cmd_ps.c runtime/cmd_spec.c runtime/cmd_update.c \
-	runtime/container.h runtime/container_create.c runtime/container_ops.c \
+	runtime/container.h runtime/container_create.c runtime/container_io.c \
+	runtime/container_ops.c \
+	runtime/create_ctx.c runtime/create_ctx.h runtime/create_init.c \
+	runtime/create_monitor.c runtime/create_state.c \
 	runtime/container_exec.c runtime/container_exec.h \
 	runtime/exec_process.c runtime/exec_process.h \
 	runtime/exec_stub.h runtime/exec_stub_memfd.c \
@@ -39,7 +42,6 @@ libruntime_a_SOURCES = \
 	runtime/monitor_duties.c runtime/monitor_duties.h \
 	runtime/monitor_sidecar.c runtime/monitor_sidecar.h \
 	runtime/mount_idmap.c runtime/mount_idmap.h \
-	runtime/net_plan.c runtime/net_plan.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \
 	runtime/netns.c runtime/netns.h \
@@ -90,7 +92,6 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	libpolicyfile.a libegress.a liboci.a libcommon.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
-	tests/unit/test-runtime-netplan \
 	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
 	tests/unit/test-runtime-audit tests/unit/test-runtime-hint \
 	tests/unit/test-runtime-audit-summary
@@ -98,8 +99,6 @@ check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
 tests_unit_test_runtime_paths_LDADD = $(RUNTIME_TEST_LIBS)
-tests_unit_test_runtime_netplan_SOURCES = tests/unit/test-runtime-netplan.c
-tests_unit_test_runtime_netplan_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_plan_SOURCES = tests/unit/test-runtime-plan.c
 tests_unit_test_runtime_plan_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_sync_SOURCES = tests/unit/test-runtime-sync.c

@@ -17,6 +17,7 @@ libpolicy_a_SOURCES = \
 	runtime/policy/fs_mounts.c runtime/policy/fs_mounts.h \
 	runtime/policy/harden.c runtime/policy/harden.h \
 	runtime/policy/kernel_surface.c runtime/policy/kernel_surface.h \
+	runtime/policy/net_plan.c runtime/policy/net_plan.h \
 	runtime/policy/host_facts.c runtime/policy/host_facts.h \
 	runtime/policy/host_paths.c runtime/policy/host_paths.h \
 	runtime/policy/host_view.c runtime/policy/host_view.h \
@@ -35,6 +36,7 @@ POLICY_TESTS = \
 	tests/unit/test-policy-annotations \
 	tests/unit/test-policy-binds \
 	tests/unit/test-policy-harden \
+	tests/unit/test-policy-netplan \
 	tests/unit/test-policy-file \
 	tests/unit/test-policy-record \
 	tests/unit/test-policy-hostview
@@ -48,6 +50,7 @@ tests_unit_test_policy_env_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_annotations_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_binds_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_harden_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_netplan_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_file_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_record_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_hostview_LDADD = $(POLICY_LIBS)

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "runtime/egress/poll_window.h"
+#include "runtime/policy/net_plan.h"
 
 #ifndef AGENTRT_DATADIR
 #define AGENTRT_DATADIR "/usr/local/share/agentrt"
@@ -96,6 +97,10 @@ struct agent_policy
   struct str_list egress_ceiling;
   bool allow_broad_egress;
   char *public_suffix_list;
+  /* Where the sidecar connects out from when the bundle's new network
+   * namespace is configured by nobody (default auto: the runtime's own;
+   * runtime/policy/net_plan.h). */
+  enum net_uplink egress_uplink;
 
   /* The agent seccomp profile stacked on the bundle's filter.  NULL only
    * when the policy file disables it explicitly ("profile": null). */

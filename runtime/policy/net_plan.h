@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 
+#include "oci/json_writer.h"
+
 /* The bundle's network namespace. */
 enum net_bundle_ns
 {
@@ -79,8 +81,18 @@ struct net_plan
                          and hosts (its outside is the runtime's own) */
 };
 
+struct oci_config;
+
+/* What the bundle asks of the network namespace. */
+enum net_bundle_ns net_bundle_ns_of (const struct oci_config *c);
+
 /* The plan for these inputs.  Pure. */
 struct net_plan net_plan_decide (const struct net_inputs *in);
+
+/* The monitor makes the agent's namespace (INNER), for the init to join
+ * after the hooks; or prepares the init's own (OWN) once it exists. */
+bool net_plan_monitor_makes (const struct net_plan *p);
+bool net_plan_monitor_prepares_init (const struct net_plan *p);
 
 /* "as-bundle", "own", "inner", "shared"; "none", "runtime", "bundle";
  * "nobody", "init", "monitor" (for the audit trail, policy explain and
@@ -88,5 +100,19 @@ struct net_plan net_plan_decide (const struct net_inputs *in);
 const char *net_agent_name (enum net_agent a);
 const char *net_outside_name (enum net_outside o);
 const char *net_maker_name (enum net_maker m);
+/* "host", "new", "path"; "auto", "bundle", "runtime" (the policy's
+ * egress.uplink and the hardening record). */
+const char *net_bundle_ns_name (enum net_bundle_ns ns);
+const char *net_uplink_name (enum net_uplink u);
+
+/* The value a name gives (the inverse of the above), or -1. */
+int net_bundle_ns_from_name (const char *name);
+int net_uplink_from_name (const char *name);
+
+/* "network": the facts (bundle, sharedAgentNamespace, hooks, egress,
+ * userNamespace, localMonitor, uplink) and the plan (agent, outside,
+ * maker), a member of the hardening's directives. */
+void net_plan_write_json (const struct net_inputs *in,
+                          const struct net_plan *p, struct json_writer *w);
 
 #endif

@@ -1,7 +1,11 @@
 /* The network plan (see net_plan.h). */
 #include "config.h"
 
-#include "runtime/net_plan.h"
+#include <string.h>
+
+#include "runtime/policy/net_plan.h"
+
+#include "oci/config.h"
 
 /* Does something configure the bundle's network namespace before the
  * agent's is chosen: the engine that made it (a path), or a hook? */
@@ -56,6 +60,15 @@ maker (const struct net_inputs *in, const struct net_plan *p)
   return NET_MAKER_MONITOR;
 }
 
+enum net_bundle_ns
+net_bundle_ns_of (const struct oci_config *c)
+{
+  const struct oci_namespace *ns = oci_config_namespace (c, OCI_NS_NETWORK);
+  if (ns == NULL)
+    return NET_BUNDLE_HOST;
+  return ns->path && ns->path[0] != '\0' ? NET_BUNDLE_PATH : NET_BUNDLE_NEW;
+}
+
 struct net_plan
 net_plan_decide (const struct net_inputs *in)
 {
@@ -82,6 +95,18 @@ net_plan_decide (const struct net_inputs *in)
   p.host_names = p.outside == NET_OUTSIDE_RUNTIME;
   p.maker = maker (in, &p);
   return p;
+}
+
+bool
+net_plan_monitor_makes (const struct net_plan *p)
+{
+  return p->maker == NET_MAKER_MONITOR && p->agent == NET_AGENT_INNER;
+}
+
+bool
+net_plan_monitor_prepares_init (const struct net_plan *p)
+{
+  return p->maker == NET_MAKER_MONITOR && p->agent == NET_AGENT_OWN;
 }
 
 const char *
@@ -115,4 +140,59 @@ net_maker_name (enum net_maker m)
   return m == NET_MAKER_INIT      ? "init"
          : m == NET_MAKER_MONITOR ? "monitor"
                                   : "nobody";
+}
+
+static const char *const bundle_ns_names[] = { "host", "new", "path", NULL };
+static const char *const uplink_names[] = { "auto", "bundle", "runtime", NULL };
+
+static int
+index_of (const char *const *names, const char *name)
+{
+  for (int i = 0; name && names[i]; i++)
+    if (strcmp (names[i], name) == 0)
+      return i;
+  return -1;
+}
+
+const char *
+net_bundle_ns_name (enum net_bundle_ns ns)
+{
+  return bundle_ns_names[ns];
+}
+
+const char *
+net_uplink_name (enum net_uplink u)
+{
+  return uplink_names[u];
+}
+
+int
+net_bundle_ns_from_name (const char *name)
+{
+  return index_of (bundle_ns_names, name);
+}
+
+int
+net_uplink_from_name (const char *name)
+{
+  return index_of (uplink_names, name);
+}
+
+void
+net_plan_write_json (const struct net_inputs *in, const struct net_plan *p,
+                     struct json_writer *w)
+{
+  json_key (w, "network");
+  json_begin_object (w);
+  json_kv_string (w, "bundle", net_bundle_ns_name (in->bundle_ns));
+  json_kv_bool (w, "sharedAgentNamespace", in->shared_agent_ns);
+  json_kv_bool (w, "hooks", in->hooks);
+  json_kv_bool (w, "egress", in->egress);
+  json_kv_bool (w, "userNamespace", in->userns);
+  json_kv_bool (w, "localMonitor", in->local_monitor);
+  json_kv_string (w, "uplink", net_uplink_name (in->uplink));
+  json_kv_string (w, "agent", net_agent_name (p->agent));
+  json_kv_string (w, "outside", net_outside_name (p->outside));
+  json_kv_string (w, "maker", net_maker_name (p->maker));
+  json_end_object (w);
 }

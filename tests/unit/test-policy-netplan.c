@@ -1,6 +1,6 @@
-/* Unit tests of the network plan (runtime/net_plan.h): every combination of
- * the bundle's namespace, hooks, egress and uplink, each row naming where
- * the agent and the sidecar end up; then who prepares the agent's
+/* Unit tests of the network plan (runtime/policy/net_plan.h): every
+ * combination of the bundle's namespace, hooks, egress and uplink, each row
+ * naming where the agent and the sidecar end up; then who prepares the agent's
  * namespace (user namespace, `run` in the foreground); hardening off; a
  * pod's shared namespace. */
 #include "config.h"
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/net_plan.h"
+#include "runtime/policy/net_plan.h"
 #include "unit.h"
 
 #define HOST NET_BUNDLE_HOST
