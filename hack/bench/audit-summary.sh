@@ -1,7 +1,7 @@
 #!/bin/bash
 # hack/bench/audit-summary.sh [--trails N] [--rounds R]: how long `agentrt
 # audit --summary` takes over N trails (default 10000) shaped like an
-# engine's jobs (hack/bench/audit_trails.py: about 7 kB and 21 lines a
+# engine's jobs (hack/bench/audit_trails.py: about 7.5 kB and 21 lines a
 # trail), with the files in the page cache: the table, the JSON, and
 # --since a time after every trail (each one opened and judged, none
 # read).  Prints the median and the fastest of R rounds (default 5) and

@@ -4,7 +4,7 @@
 Writes N trails DIR/cNNNNN.jsonl shaped like what agentrt writes for an
 engine's jobs: a create line with the directives and the changes of a
 bundle with a bound home (secrets removed, credential stores and sockets
-masked, tmpfs, capabilities, limits: about 2.8 kB), an exec now and then,
+masked, tmpfs, capabilities, limits: about 3 kB), an exec now and then,
 egress lines (a few allowed hosts, a tail of denied ones, 0 to 40 a
 container), limits and incidents for a few, an exit.  5% run with the
 hardening off, 2% loosened, 1% carry a damaged line, 2% are still
