@@ -1,6 +1,7 @@
 /* Global flags (runc's names), subcommand dispatch, and the one place where
- * an error is reported: a single line on stderr and, with --log, a final
- * "error" record. */
+ * an error is reported: a single line on stderr (with what to do about it,
+ * when that is obvious: cli_hint.c) and, with --log, a final "error"
+ * record. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,11 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/xalloc.h"
 #include "oci/policy_file.h"
 #include "runtime/cli.h"
 #include "runtime/cli_help.h"
+#include "runtime/cli_hint.h"
 #include "runtime/cloned_binary.h"
 #include "runtime/commands.h"
 #include "runtime/log.h"
@@ -41,7 +45,7 @@ static const struct
   { "spec", cmd_spec, "write a default config.json" },
   { "features", cmd_features, "print what this runtime supports" },
   { "policy", cmd_policy, "policy explain: what hardening does to a bundle" },
-  { "audit", cmd_audit, "print a container's audit trail" },
+  { "audit", cmd_audit, "print a container's audit trail, or a summary of all" },
 };
 
 static void
@@ -56,12 +60,36 @@ usage (FILE *out)
                 "  --debug              debug logging\n"
                 "  --systemd-cgroup     manage cgroups through systemd\n"
                 "  --policy FILE        admin policy (default " POLICY_FILE_DEFAULT_PATH ")\n"
-                "  --version            print the version\n\ncommands:\n",
+                "  --version, -v        print the version\n"
+                "  --help, -h           this text\n\ncommands:\n",
            DEFAULT_ROOT);
   for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf (out, "\n`agentrt help COMMAND` or `agentrt COMMAND --help`: its "
                 "options\n");
+}
+
+/* The one error line of command VERB (NULL before one was chosen). */
+static void
+report (const char *verb, const struct agentrt_error *err)
+{
+  cleanup_free char *own = NULL;
+  cleanup_free char *line = NULL;
+  const char *hint;
+
+  if (err == NULL)
+    {
+      log_error_message ("unknown error");
+      return;
+    }
+  hint = cli_hint (verb, err->msg, err->status, geteuid () == 0, &own);
+  if (hint == NULL)
+    {
+      log_error_message (err->msg);
+      return;
+    }
+  line = xasprintf ("%s; %s", err->msg, hint);
+  log_error_message (line);
 }
 
 static bool
@@ -210,7 +238,7 @@ cli_main (int argc, char **argv)
     first = -2;
   if (first == -2)
     {
-      log_error_message (err->msg);
+      report (NULL, err);
       return 1;
     }
   if (first >= argc)
@@ -222,7 +250,7 @@ cli_main (int argc, char **argv)
   if (r >= 0)
     {
       if (r > 0)
-        log_error_message (err->msg);
+        report (NULL, err);
       return r;
     }
   for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -230,15 +258,16 @@ cli_main (int argc, char **argv)
       break;
   if (i == sizeof commands / sizeof commands[0])
     {
-      agentrt_error (&err, 0, "unknown command `%s`", argv[first]);
-      log_error_message (err->msg);
+      agentrt_error (&err, 0, "unknown command `%s` (`agentrt help` lists "
+                     "them)", argv[first]);
+      report (NULL, err);
       return 1;
     }
   g.rt.argv = argv;
   r = commands[i].handler (&g, argc - first, argv + first, &err);
   if (r < 0)
     {
-      log_error_message (err ? err->msg : "unknown error");
+      report (commands[i].name, err);
       return 1;
     }
   return r;

@@ -112,9 +112,25 @@ static const struct
               "policy.\n\noptions:\n"
               "  --bundle, -b DIR        the bundle (default .)\n"
               "  --format, -f text|json  output format (default text)\n" },
-  { "audit", "usage: agentrt audit ID\n\n"
+  { "audit", "usage: agentrt audit ID\n"
+             "       agentrt audit --summary [options]\n\n"
              "Prints a container's audit trail (JSON lines), also after "
-             "`delete`.\n" },
+             "`delete`; with\n--summary, the figures of every trail in the "
+             "audit dir: containers run,\nlifetimes, exits, limits hit, "
+             "egress by host, secrets removed, paths masked,\nhardening off "
+             "or loosened.\n\noptions:\n"
+             "  --summary               every trail, added up (a table; "
+             "damaged lines\n"
+             "                          are skipped and counted)\n"
+             "  --since TIME            only events at or after TIME: RFC "
+             "3339\n"
+             "                          (2026-11-29T14:00:00Z), a date "
+             "(2026-11-29, UTC)\n"
+             "                          or a time ago (90m, 24h, 7d)\n"
+             "  --format, -f text|json  output format (default text)\n"
+             "  --top N                 names per list (hosts, reasons, "
+             "containers;\n"
+             "                          default 10, 0: all)\n" },
 };
 
 const char *

@@ -5,10 +5,14 @@ noinst_LIBRARIES += libruntime.a
 libruntime_a_SOURCES = \
 	runtime/audit.c runtime/audit.h \
 	runtime/audit_open.c runtime/audit_open.h \
+	runtime/audit_scan.c runtime/audit_scan.h \
+	runtime/audit_summary.c runtime/audit_summary.h \
+	runtime/audit_summary_format.c runtime/audit_summary_format.h \
 	runtime/caps.c runtime/caps.h \
 	runtime/child_error.c runtime/child_error.h \
 	runtime/cli.c runtime/cli.h \
 	runtime/cli_help.c runtime/cli_help.h \
+	runtime/cli_hint.c runtime/cli_hint.h \
 	runtime/cloned_binary.c runtime/cloned_binary.h \
 	runtime/cmd_create.c runtime/cmd_create_options.c \
 	runtime/cmd_create_options.h runtime/cmd_list.c runtime/cmd_run.c \
@@ -16,7 +20,10 @@ libruntime_a_SOURCES = \
 	runtime/cmd_audit.c runtime/cmd_events.c runtime/cmd_exec.c \
 	runtime/cmd_features.c runtime/cmd_pause.c runtime/cmd_policy.c \
 	runtime/cmd_ps.c runtime/cmd_spec.c runtime/cmd_update.c \
-	runtime/container.h runtime/container_create.c runtime/container_ops.c \
+	runtime/container.h runtime/container_create.c runtime/container_io.c \
+	runtime/container_ops.c \
+	runtime/create_ctx.c runtime/create_ctx.h runtime/create_init.c \
+	runtime/create_monitor.c runtime/create_state.c \
 	runtime/container_exec.c runtime/container_exec.h \
 	runtime/exec_process.c runtime/exec_process.h \
 	runtime/exec_stub.h runtime/exec_stub_memfd.c \
@@ -86,7 +93,8 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
 	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
-	tests/unit/test-runtime-audit
+	tests/unit/test-runtime-audit tests/unit/test-runtime-hint \
+	tests/unit/test-runtime-audit-summary
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -99,3 +107,8 @@ tests_unit_test_runtime_mempolicy_SOURCES = tests/unit/test-runtime-mempolicy.c
 tests_unit_test_runtime_mempolicy_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_audit_SOURCES = tests/unit/test-runtime-audit.c
 tests_unit_test_runtime_audit_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_hint_SOURCES = tests/unit/test-runtime-hint.c
+tests_unit_test_runtime_hint_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_audit_summary_SOURCES = \
+	tests/unit/test-runtime-audit-summary.c
+tests_unit_test_runtime_audit_summary_LDADD = $(RUNTIME_TEST_LIBS)
