@@ -5,11 +5,12 @@
 # Markdown tables of docs/conformance.md.
 # hack/conformance.sh -r DIR: the tables of an earlier run (its -o DIR).
 #
-# SUITE is a runtime-tools checkout, already built (`make tool runtimetest
-# validation-executables`, see docs/conformance.md): this script neither
-# fetches nor builds it.  RUNTIME is `agentrt` (this tree's build in
-# _build/), `runc`, `crun` or a path to one of them; the column is named by
-# `RUNTIME --version` (agentrt by its commit).
+# SUITE is a runtime-tools checkout, already built (its runtimetest, its
+# rootfs tarball and the validation/*/*.t binaries; docs/conformance.md says
+# which commit): this script neither fetches nor builds it.  RUNTIME is
+# `agentrt` (this tree's build in _build/), `runc`, `crun` or a path to one
+# of them; the column is named by `RUNTIME --version` (agentrt by the
+# commit it was configured at).
 #   -t SECONDS  timeout per test binary (default 60)
 #   -o DIR      where each run's TAP (NAME/TEST.tap), stderr (.err) and exit
 #               status (.rc) go, and the tables (results.md); default: a new
