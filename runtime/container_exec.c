@@ -18,7 +18,7 @@
 #include "common/xalloc.h"
 #include "oci/hardening_record.h"
 #include "runtime/audit.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/cloned_binary.h"
 #include "runtime/exec_stub.h"
 #include "runtime/container.h"

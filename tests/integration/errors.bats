@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The errors a newcomer meets first, as agentrt prints them: one line that
-# names the layer and the field, then what to do (runtime/cli_hint.c).  A
+# names the layer and the field, then what to do (runtime/cli/cli_hint.c).  A
 # reworded message that loses its fix fails here.
 
 load helpers

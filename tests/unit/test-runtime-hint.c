@@ -1,4 +1,4 @@
-/* The hints the CLI appends to an error (runtime/cli_hint.c): none where
+/* The hints the CLI appends to an error (runtime/cli/cli_hint.c): none where
  * the fix is not obvious (a fragment with another errno, an unrelated
  * message), and for each newcomer's failure the message as its layer
  * words it today, with its fix. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cli_hint.h"
+#include "runtime/cli/cli_hint.h"
 #include "tests/unit/unit.h"
 
 /* hint: cli_hint's answer, copied (NULL: none). */
