@@ -25,7 +25,7 @@
 #include "runtime/container_exec.h"
 #include "runtime/log.h"
 #include "runtime/process_stage.h"
-#include "runtime/seccomp_notify.h"
+#include "runtime/seccomp/seccomp_notify.h"
 #include "runtime/spawn.h"
 #include "runtime/supervise.h"
 #include "runtime/sync.h"

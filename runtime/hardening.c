@@ -16,7 +16,7 @@
 #include "runtime/log.h"
 #include "runtime/policy/host_view.h"
 #include "runtime/process_setup.h"
-#include "runtime/seccomp_cache.h"
+#include "runtime/seccomp/seccomp_cache.h"
 #include "runtime/shared_netns.h"
 #include "runtime/state_store.h"
 

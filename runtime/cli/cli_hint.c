@@ -35,7 +35,7 @@ struct hint_rule
 
 /* First match wins. */
 static const struct hint_rule rules[] = {
-  /* runtime/seccomp_cache.c, wrapped by runtime/hardening.c */
+  /* runtime/seccomp/seccomp_cache.c, wrapped by runtime/hardening.c */
   { "agent seccomp profile: open seccomp profile `", ENOENT,
     "`make install` (or the Debian package) puts agentrt's profile in "
     AGENTRT_DATADIR "; from a build tree, name "

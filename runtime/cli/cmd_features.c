@@ -17,7 +17,7 @@
 #include "runtime/mount_plan.h"
 #include "runtime/policy/annotations.h"
 #include "runtime/process_setup.h"
-#include "runtime/seccomp.h"
+#include "runtime/seccomp/seccomp.h"
 
 static const char *const hooks[] = { "prestart", "createRuntime",
                                      "createContainer", "startContainer",

@@ -16,9 +16,9 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/seccomp.h"
-#include "runtime/seccomp_enosys.h"
-#include "runtime/seccomp_ranges.h"
+#include "runtime/seccomp/seccomp.h"
+#include "runtime/seccomp/seccomp_enosys.h"
+#include "runtime/seccomp/seccomp_ranges.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)

@@ -6,8 +6,8 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/seccomp_asm.h"
-#include "runtime/seccomp_ranges.h"
+#include "runtime/seccomp/seccomp_asm.h"
+#include "runtime/seccomp/seccomp_ranges.h"
 
 /* The longest prologue whose jumps all fit in 8 bits: every conditional
  * jump goes forward within it. */

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runtime/seccomp_asm.h"
-#include "runtime/seccomp_enosys.h"
+#include "runtime/seccomp/seccomp_asm.h"
+#include "runtime/seccomp/seccomp_enosys.h"
 
 #define X32_SYSCALL_BIT 0x40000000u
 #define MAX_GROUPS 32

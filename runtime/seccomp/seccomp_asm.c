@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "runtime/seccomp_asm.h"
+#include "runtime/seccomp/seccomp_asm.h"
 
 int
 bpf_asm_label (struct bpf_asm *a)

@@ -11,7 +11,7 @@
 
 #include "common/cleanup.h"
 #include "oci/json_writer.h"
-#include "runtime/seccomp_notify.h"
+#include "runtime/seccomp/seccomp_notify.h"
 
 int
 seccomp_listener_fetch (int child_pidfd, int child_fd, agentrt_error_t *err)

@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "runtime/seccomp_load.h"
+#include "runtime/seccomp/seccomp_load.h"
 
 int
 seccomp_program_load (const struct seccomp_program *program, int *listener_fd)

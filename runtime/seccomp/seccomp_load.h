@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "runtime/seccomp.h"
+#include "runtime/seccomp/seccomp.h"
 
 /* Installs one program.  *listener_fd receives the notify listener (created
  * O_CLOEXEC by the kernel) when the program has SCMP_ACT_NOTIFY rules, else

@@ -15,7 +15,7 @@
 
 #include "common/error.h"
 #include "oci/config.h"
-#include "runtime/seccomp.h"
+#include "runtime/seccomp/seccomp.h"
 
 /* Largest profile file accepted. */
 #define SECCOMP_PROFILE_MAX_SIZE (1024 * 1024)

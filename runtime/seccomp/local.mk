@@ -1,15 +1,15 @@
-# runtime/seccomp*: compiling and loading seccomp filters, and agentrt's own
+# runtime/seccomp/: compiling and loading seccomp filters, and agentrt's own
 # profile.  (libseccomp.a is the system library's name: ours is
 # libseccompfilter.a.)
 noinst_LIBRARIES += libseccompfilter.a
 libseccompfilter_a_SOURCES = \
-	runtime/seccomp.c runtime/seccomp.h \
-	runtime/seccomp_enosys.c runtime/seccomp_enosys.h \
-	runtime/seccomp_asm.c runtime/seccomp_asm.h \
-	runtime/seccomp_ranges.c runtime/seccomp_ranges.h \
-	runtime/seccomp_load.c runtime/seccomp_load.h \
-	runtime/seccomp_notify.c runtime/seccomp_notify.h \
-	runtime/seccomp_cache.c runtime/seccomp_cache.h
+	runtime/seccomp/seccomp.c runtime/seccomp/seccomp.h \
+	runtime/seccomp/seccomp_enosys.c runtime/seccomp/seccomp_enosys.h \
+	runtime/seccomp/seccomp_asm.c runtime/seccomp/seccomp_asm.h \
+	runtime/seccomp/seccomp_ranges.c runtime/seccomp/seccomp_ranges.h \
+	runtime/seccomp/seccomp_load.c runtime/seccomp/seccomp_load.h \
+	runtime/seccomp/seccomp_notify.c runtime/seccomp/seccomp_notify.h \
+	runtime/seccomp/seccomp_cache.c runtime/seccomp/seccomp_cache.h
 libseccompfilter_a_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
 
 dist_pkgdata_DATA += seccomp-profiles/agent-default.json

@@ -23,7 +23,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/seccomp_cache.h"
+#include "runtime/seccomp/seccomp_cache.h"
 
 #define CACHE_MAGIC "AGRTBPF"
 #define CACHE_FORMAT 1u
