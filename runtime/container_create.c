@@ -34,6 +34,7 @@
 #include "runtime/path_resolve.h"
 #include "runtime/shared_netns.h"
 #include "runtime/proc_util.h"
+#include "runtime/seccomp_cache.h"
 #include "runtime/seccomp_notify.h"
 #include "runtime/spawn.h"
 #include "runtime/sync.h"
@@ -735,6 +736,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   char listen_env[2][32];
   char *extra_env[3] = { listen_env[0], listen_env[1], NULL };
   int n_listen = listen_fds (extra_env);
+  cleanup_free char *seccomp_cache = seccomp_cache_dir (ctx->g->root);
   struct create_plan_options po = {
     .bundle = bundle,
     .no_pivot = ctx->req->no_pivot,
@@ -743,6 +745,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
     .extra_env = n_listen ? extra_env : NULL,
     .cgroup = &ctx->cgroup,
     .keyring_name = ctx->req->id,
+    .seccomp_cache = seccomp_cache,
   };
 
   cgroup_request_init (ctx);

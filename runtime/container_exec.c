@@ -25,6 +25,7 @@
 #include "runtime/container_exec.h"
 #include "runtime/log.h"
 #include "runtime/process_stage.h"
+#include "runtime/seccomp_cache.h"
 #include "runtime/seccomp_notify.h"
 #include "runtime/spawn.h"
 #include "runtime/supervise.h"
@@ -214,8 +215,11 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
   ctx->spec.preserve_fds = o->preserve_fds;
   if (ctx->config->linux_cfg && ctx->config->linux_cfg->seccomp)
     {
-      ctx->seccomp = seccomp_compile (ctx->config->linux_cfg->seccomp,
-                                      "linux.seccomp", NULL, err);
+      /* the program create compiled, from the cache */
+      cleanup_free char *cache = seccomp_cache_dir (g->root);
+      ctx->seccomp = seccomp_compile_cached (ctx->config->linux_cfg->seccomp,
+                                             "linux.seccomp", cache, NULL,
+                                             NULL, err);
       if (ctx->seccomp == NULL)
         return -1;
     }

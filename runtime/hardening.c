@@ -61,7 +61,7 @@ compile_profile (const struct global_options *g, struct hardening *h,
                  agentrt_error_t *err)
 {
   const char *profile = h->result.directives.seccomp_profile;
-  cleanup_free char *cache = xasprintf ("%s/.seccomp-cache", g->root);
+  cleanup_free char *cache = seccomp_cache_dir (g->root);
   struct str_list notes = { 0 };
   bool hit = false;
   size_t i;
