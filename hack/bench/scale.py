@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""hack/bench/scale.py: the long-lived driver of hack/scale.sh.
-  scale.py -n N --prefix P --bundle DIR --kv FILE
-           --runtime NAME=COMMAND ... (e.g. agentrt="agentrt --root R --policy F")
+"""hack/bench/scale.py: the long-lived driver of hack/scale.sh and of
+hack/bench.sh's `parallel` section.
+  scale.py -n N --prefix P --bundle DIR --kv FILE [--rounds R] [--ratio A/B ...]
+           --runtime NAME=ROOT=COMMAND ... (e.g. agentrt=R="agentrt --root R --policy F")
 For each runtime, in this one process: N containers created concurrently
 (detached, the bundle's process), then started concurrently, then listed,
-killed and deleted concurrently.  While they run it measures what the
+killed and deleted concurrently.  With --rounds R, R such cycles per
+runtime, the runtimes in rotating order (A B C, B C A, ...); the figures
+written to --kv are medians over the rounds, and each --ratio A/B is
+A's create+start time over B's (medians).  While they run it measures what the
 runtime leaves per container (the PSS of every process it started other
 than the container's own: after create the init waiting to exec plus the
 monitor and sidecar, after start the monitor and sidecar), and the
@@ -19,6 +23,7 @@ import json
 import os
 import resource
 import shlex
+import statistics
 import subprocess
 import sys
 import time
@@ -201,8 +206,9 @@ def leftovers(rt, prefix, procs, nets, mounts_before):
     return left
 
 
-def cycle(rt, a, kv):
-    ids = ["%s-%s-%d" % (a.prefix, rt.name, i) for i in range(a.n)]
+def cycle(rt, a, rnd):
+    """One cycle; returns (ok, figures)."""
+    ids = ["%s-%s-r%d-%d" % (a.prefix, rt.name, rnd, i) for i in range(a.n)]
     logdir = os.path.join(a.logs, rt.name)
     os.makedirs(logdir, exist_ok=True)
     log = lambda cid: os.path.join(logdir, cid + ".log")
@@ -236,7 +242,7 @@ def cycle(rt, a, kv):
     left = leftovers(rt, a.prefix, procs, nets, mounts_before)
 
     n = a.n
-    print("  %s: %d containers" % (rt.name, n))
+    print("  %s: %d containers%s" % (rt.name, n, " (round %d)" % (rnd + 1) if a.rounds > 1 else ""))
     print("    create %.2f s, start %.2f s: %.1f containers/s created+started"
           % (t_create, t_start, n / (t_create + t_start)))
     print("    list %.3f s (%d running), kill %.2f s, delete --force %.2f s"
@@ -248,19 +254,13 @@ def cycle(rt, a, kv):
     print("    per running container, whole machine (indicative): kernel (slab, page tables,"
           " stacks) %+.0f KiB, shmem %+.0f KiB, MemAvailable %+.0f KiB"
           % (kern / n, shmem / n, -avail / n))
-    for k, v in (("per_s", "%.1f" % (n / (t_create + t_start))),
-                 ("create_s", "%.2f" % t_create), ("start_s", "%.2f" % t_start),
-                 ("list_s", "%.3f" % t_list), ("delete_s", "%.2f" % t_delete),
-                 ("running", str(running)),
-                 ("pss_created_KiB", "%.0f" % (pss_cr / n)),
-                 ("pss_running_KiB", "%.0f" % (pss_run / n)),
-                 ("rss_running_KiB", "%.0f" % (rss_run / n)),
-                 ("procs_running", str(n_run)),
-                 ("kernel_KiB", "%.0f" % (kern / n)),
-                 ("shmem_KiB", "%.0f" % (shmem / n)),
-                 ("avail_KiB", "%.0f" % (avail / n)),
-                 ("failures", str(len(bad))), ("leftovers", str(len(left)))):
-        kv.append(("scale.%s.%s" % (rt.name, k), v))
+    figures = {"per_s": n / (t_create + t_start), "create_start_s": t_create + t_start,
+               "create_s": t_create, "start_s": t_start,
+               "list_s": t_list, "delete_s": t_delete, "running": running,
+               "pss_created_KiB": pss_cr / n, "pss_running_KiB": pss_run / n,
+               "rss_running_KiB": rss_run / n, "procs_running": n_run,
+               "kernel_KiB": kern / n, "shmem_KiB": shmem / n, "avail_KiB": avail / n,
+               "failures": len(bad), "leftovers": len(left)}
     ok = True
     if bad:
         ok = False
@@ -275,7 +275,16 @@ def cycle(rt, a, kv):
         print("    LEFT BEHIND (%d): %s" % (len(left), "; ".join(left[:10])))
     else:
         print("    nothing left behind (state dirs, cgroups, mounts, processes, netns)")
-    return ok
+    return ok, figures
+
+
+# How each figure is written to --kv (failures and leftovers: the worst
+# round; the rest: the median).
+FORMATS = {"per_s": "%.1f", "create_start_s": "%.2f", "create_s": "%.2f", "start_s": "%.2f",
+           "list_s": "%.3f", "delete_s": "%.2f", "running": "%d", "pss_created_KiB": "%.0f",
+           "pss_running_KiB": "%.0f", "rss_running_KiB": "%.0f", "procs_running": "%d",
+           "kernel_KiB": "%.0f", "shmem_KiB": "%.0f", "avail_KiB": "%.0f",
+           "failures": "%d", "leftovers": "%d"}
 
 
 def main():
@@ -286,6 +295,8 @@ def main():
     p.add_argument("--logs", required=True)
     p.add_argument("--kv", required=True)
     p.add_argument("--runtime", action="append", required=True, help="NAME=ROOT=COMMAND")
+    p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--ratio", action="append", default=[], help="A/B")
     a = p.parse_args()
     # N children at once, each with a log file: the soft fd limit up to the
     # hard one.
@@ -294,9 +305,33 @@ def main():
 
     fds_before = own_fds()
     kv, ok = [], True
+    runtimes = []
     for spec in a.runtime:
         name, root, command = spec.split("=", 2)
-        ok = cycle(Runtime(name, command, root), a, kv) and ok
+        runtimes.append(Runtime(name, command, root))
+    results = {rt.name: [] for rt in runtimes}
+    for rnd in range(a.rounds):
+        for i in range(len(runtimes)):
+            rt = runtimes[(rnd + i) % len(runtimes)]
+            good, figures = cycle(rt, a, rnd)
+            ok = ok and good
+            results[rt.name].append(figures)
+    for rt in runtimes:
+        for k, fmt in FORMATS.items():
+            vals = [f[k] for f in results[rt.name]]
+            v = max(vals) if k in ("failures", "leftovers") else statistics.median(vals)
+            kv.append(("scale.%s.%s" % (rt.name, k), fmt % v))
+    if a.rounds > 1:
+        for rt in runtimes:
+            print("  %s, median of %d rounds: %.1f containers/s created+started (%s)"
+                  % (rt.name, a.rounds, statistics.median(f["per_s"] for f in results[rt.name]),
+                     ", ".join("%.2f s" % f["create_start_s"] for f in results[rt.name])))
+    for r in a.ratio:
+        x, y = r.split("/")
+        ratio = (statistics.median(f["create_start_s"] for f in results[x])
+                 / statistics.median(f["create_start_s"] for f in results[y]))
+        print("  %s: create+start time ratio %.2f" % (r, ratio))
+        kv.append(("scale.%s.create_start" % r, "%.2f" % ratio))
     fds_after = own_fds()
     extra = {fd: t for fd, t in fds_after.items() if fds_before.get(fd) != t}
     if extra:
