@@ -98,7 +98,7 @@ PIDS=()
 STEP=
 cleanup ()
 {
-  local pid r id rt h p
+  local pid r id rt
   set +e
   [[ -z $STEP ]] || bench_stop "$STEP"
   for r in "$STATE"/root-*; do
@@ -124,26 +124,16 @@ cleanup ()
   fi
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
-  # conmon and podman's cleanup process may still be leaving the cgroups
-  for _ in $(seq 50); do
-    for h in /sys/fs/cgroup/*/; do
-      [[ -d $h$CG_PARENT ]] && find "$h$CG_PARENT" -depth -type d -exec rmdir {} + 2>/dev/null
-    done
-    compgen -G "/sys/fs/cgroup/*/$CG_PARENT" >/dev/null || break
-    sleep 0.1
-  done
+  bench_cgroup_remove "$CG_PARENT"
   [[ ! -f $T/podman-made-dirs ]] || xargs -r rmdir <"$T/podman-made-dirs" 2>/dev/null
-  for p in "${HOST_PATHS[@]}"; do
-    grep -qxF "$p" "$T/host-paths-before" && continue
-    if [[ -d $p ]]; then rmdir "$p"; elif [[ -f $p ]]; then rm -f "$p"; fi
-  done 2>/dev/null
+  bench_host_paths_remove "$T/host-paths-before" "${HOST_PATHS[@]}"
   bench_state_dir_remove "$STATE"
   rm -rf --one-file-system "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 bench_state_dir "$STATE"
-for p in "${HOST_PATHS[@]}"; do [[ -e $p ]] && echo "$p"; done >"$T/host-paths-before"
+bench_host_paths_record "$T/host-paths-before" "${HOST_PATHS[@]}"
 
 log () { printf '%s\n' "$*" >&2; }
 # step CMD...: CMD in the background, waited for: a signal reaches the
@@ -483,19 +473,9 @@ EOF
 # own; its containers go in a cgroup parent of the script's.
 section_podman ()
 {
-  local d=$T/podman dir
+  local dir
   section_header podman "podman run --rm, $ROUNDS_PODMAN interleaved rounds"
-  mkdir -p "$d/tmp"
-  printf '%s\n' '[containers]' 'default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]' \
-    '[engine]' 'cgroup_manager = "cgroupfs"' 'events_logger = "file"' \
-    "events_logfile_path = \"$d/events.log\"" "tmp_dir = \"$d/tmp\"" \
-    "volume_path = \"$d/volumes\"" 'runtime_supports_json = ["crun", "runc", "agentrt"]' \
-    >"$d/containers.conf"
-  printf '%s\n' '[storage]' 'driver = "overlay"' "graphroot = \"$d/root\"" \
-    "runroot = \"$d/run\"" >"$d/storage.conf"
-  echo 'unqualified-search-registries = []' >"$d/registries.conf"
-  export CONTAINERS_CONF=$d/containers.conf CONTAINERS_STORAGE_CONF=$d/storage.conf
-  export CONTAINERS_REGISTRIES_CONF=$d/registries.conf
+  bench_podman_world "$T/podman"
   PODMAN_CLEANUP=1
   for dir in /run/crun /run/runc /run/agentrt; do
     [[ -d $dir ]] || { mkdir -p "$dir" && echo "$dir" >>"$T/podman-made-dirs"; }

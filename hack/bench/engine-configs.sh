@@ -26,6 +26,8 @@ SELF=$(readlink -f "$0")
 HERE=$(dirname "$SELF")
 # shellcheck source=hack/lib.sh
 . "$HERE/../lib.sh"
+# shellcheck source=hack/bench/common.sh
+. "$HERE/common.sh"
 
 OUT=${1:-$HERE/engines}
 DOCKER_CLI=/usr/bin/docker
@@ -41,34 +43,23 @@ CG_PARENT=art-engcfg-$$
 # end when this script created them.
 HOST_PATHS=(/var/lib/containers/cache/blob-info-cache-v1.boltdb /var/lib/containers/cache
   /var/lib/containers /run/docker/plugins /run/docker)
-for p in "${HOST_PATHS[@]}"; do [[ -e $p ]] && echo "$p"; done >"$T/host-paths-before"
+bench_host_paths_record "$T/host-paths-before" "${HOST_PATHS[@]}"
 DOCKERD=
 cleanup ()
 {
-  local p h
   set +e
   if [[ -n $DOCKERD ]]; then
     kill "$DOCKERD" 2>/dev/null
     for _ in $(seq 200); do kill -0 "$DOCKERD" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$DOCKERD" 2>/dev/null
   fi
-  if [[ -f $T/podman/containers.conf ]]; then
+  if [[ -n ${CONTAINERS_CONF:-} ]]; then
     pm rm --all --force --time 0 >/dev/null 2>&1
     pm rmi --all --force >/dev/null 2>&1
   fi
   ip netns del "$NETNS" 2>/dev/null
-  # conmon and podman's cleanup process may still be leaving the cgroups
-  for _ in $(seq 50); do
-    for h in /sys/fs/cgroup/*/; do
-      [[ -d $h$CG_PARENT ]] && find "$h$CG_PARENT" -depth -type d -exec rmdir {} + 2>/dev/null
-    done
-    compgen -G "/sys/fs/cgroup/*/$CG_PARENT" >/dev/null || break
-    sleep 0.1
-  done
-  for p in "${HOST_PATHS[@]}"; do
-    grep -qxF "$p" "$T/host-paths-before" && continue
-    if [[ -d $p ]]; then rmdir "$p"; elif [[ -f $p ]]; then rm -f "$p"; fi
-  done 2>/dev/null
+  bench_cgroup_remove "$CG_PARENT"
+  bench_host_paths_remove "$T/host-paths-before" "${HOST_PATHS[@]}"
   # overlay mounts the engines may have left under T
   grep -o " $T/[^ ]*" /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m"; done
   rm -rf --one-file-system "$T"
@@ -132,31 +123,10 @@ wait "$DOCKERD" 2>/dev/null || true
 DOCKERD=
 
 # ---- Podman ------------------------------------------------------------------
-pd=$T/podman
-mkdir -p "$pd/tmp"
-cat >"$pd/containers.conf" <<EOF
-[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]
-
-[engine]
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-events_logfile_path = "$pd/events.log"
-tmp_dir = "$pd/tmp"
-volume_path = "$pd/volumes"
-EOF
-cat >"$pd/storage.conf" <<EOF
-[storage]
-driver = "overlay"
-graphroot = "$pd/root"
-runroot = "$pd/run"
-EOF
-echo 'unqualified-search-registries = []' >"$pd/registries.conf"
+bench_podman_world "$T/podman"
 pm ()
 {
-  CONTAINERS_CONF=$pd/containers.conf CONTAINERS_STORAGE_CONF=$pd/storage.conf \
-    CONTAINERS_REGISTRIES_CONF=$pd/registries.conf timeout -k 5 120 \
-    nsenter --net="/run/netns/$NETNS" podman --runtime "$T/copy-runtime" "$@"
+  timeout -k 5 120 nsenter --net="/run/netns/$NETNS" podman --runtime "$T/copy-runtime" "$@"
 }
 pm import "$T/busybox.tar" localhost/art-busybox:cfg >/dev/null
 capture podman pm run --rm --network none --cgroup-parent "/$CG_PARENT" localhost/art-busybox:cfg true

@@ -976,70 +976,58 @@ compare_double (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-static double
-median_us (const char *dir, bool expect_hit)
+/* What a timed step does once: load agent-default or compile Docker's
+ * profile (through the cache dir `dir`, or not), or build that key. */
+struct timed
 {
   enum
   {
-    RUNS = 41
-  };
-  double t[RUNS];
-  size_t i;
+    LOAD_AGENT,
+    COMPILE_DOCKER,
+    KEY_DOCKER
+  } what;
+  const char *dir;
+  bool expect_hit;
+};
 
-  for (i = 0; i < RUNS; i++)
-    {
-      bool hit;
-      double t0 = now_us ();
-      struct seccomp_program *p = load (PROFILE, dir, &hit);
-      t[i] = now_us () - t0;
-      CHECK (p && hit == expect_hit);
-      seccomp_program_free (p);
-    }
-  qsort (t, RUNS, sizeof (t[0]), compare_double);
-  return t[RUNS / 2];
-}
-
-static double
-median_oci_us (const char *dir, bool expect_hit)
+static void
+timed_once (const struct timed *t)
 {
-  enum
-  {
-    RUNS = 21
-  };
-  double t[RUNS];
-  size_t i;
+  struct seccomp_program *p = NULL;
+  bool hit = false;
+  size_t len;
 
-  for (i = 0; i < RUNS; i++)
+  switch (t->what)
     {
-      bool hit;
-      double t0 = now_us ();
-      struct seccomp_program *p = compile_oci (docker, dir, &hit);
-      t[i] = now_us () - t0;
-      CHECK (p && hit == expect_hit);
-      seccomp_program_free (p);
-    }
-  qsort (t, RUNS, sizeof (t[0]), compare_double);
-  return t[RUNS / 2];
-}
-
-static double
-median_key_us (void)
-{
-  enum
-  {
-    RUNS = 101
-  };
-  double t[RUNS];
-  size_t i, len;
-
-  for (i = 0; i < RUNS; i++)
-    {
-      double t0 = now_us ();
+    case LOAD_AGENT:
+      p = load (PROFILE, t->dir, &hit);
+      break;
+    case COMPILE_DOCKER:
+      p = compile_oci (docker, t->dir, &hit);
+      break;
+    case KEY_DOCKER:
       free (seccomp_key_oci (docker, &len));
+      return;
+    }
+  CHECK (p && hit == t->expect_hit);
+  seccomp_program_free (p);
+}
+
+/* The median time of `runs` (at most 101) steps. */
+static double
+median_us (const struct timed *step, size_t runs)
+{
+  double t[101];
+  size_t i;
+
+  for (i = 0; i < runs && i < 101; i++)
+    {
+      double t0 = now_us ();
+      timed_once (step);
       t[i] = now_us () - t0;
     }
-  qsort (t, RUNS, sizeof (t[0]), compare_double);
-  return t[RUNS / 2];
+  qsort (t, i, sizeof (t[0]), compare_double);
+  return t[i / 2];
 }
 
 /* Figures, not assertions (sanitizers and valgrind change them). */
@@ -1050,17 +1038,17 @@ test_timing (void)
 
   reset_cache ();
   seccomp_program_free (load (PROFILE, cache_dir, NULL));
-  compile = median_us (NULL, false);
-  cached = median_us (cache_dir, true);
+  compile = median_us (&(struct timed){ LOAD_AGENT, NULL, false }, 41);
+  cached = median_us (&(struct timed){ LOAD_AGENT, cache_dir, true }, 41);
   printf ("agent-default.json (%u BPF instructions): read+parse+compile "
           "median %.0f us, cached load median %.0f us\n",
           reference ? reference->len : 0, compile, cached);
   if (docker == NULL)
     return;
   seccomp_program_free (compile_oci (docker, cache_dir, NULL));
-  compile = median_oci_us (NULL, false);
-  cached = median_oci_us (cache_dir, true);
-  key = median_key_us ();
+  compile = median_us (&(struct timed){ COMPILE_DOCKER, NULL, false }, 21);
+  cached = median_us (&(struct timed){ COMPILE_DOCKER, cache_dir, true }, 41);
+  key = median_us (&(struct timed){ KEY_DOCKER, NULL, false }, 101);
   printf ("Docker's profile as linux.seccomp (%u BPF instructions): compile "
           "median %.0f us, key %.1f us, cached (key and load) %.0f us\n",
           docker_reference ? docker_reference->len : 0, compile, key, cached);
