@@ -35,7 +35,7 @@
 # --quick: a few iterations of everything (CI smoke: the figures mean
 # nothing then).  Figures are medians of interleaved rounds and ratios of
 # runtimes measured in the same run; the script judges nothing and exits 0
-# when every measurement ran.  Needs root, runc, crun, tinyproxy and curl
+# when every measurement ran (and `parallel` found nothing left behind).  Needs root, runc, crun, tinyproxy and curl
 # (egress), podman and conmon (podman).
 # Environment: RUNTIME (default: agentrt built in _build/, with
 # agentrt-egress next to it), RUNC, CRUN, ROUNDS_RUN, ROUNDS_LIFECYCLE,
@@ -93,6 +93,9 @@ CG_PARENT=agentrt-bench-$$
 HOST_PATHS=(/var/lib/containers/cache/blob-info-cache-v1.boltdb /var/lib/containers/cache
   /var/lib/containers)
 PODMAN_CLEANUP=
+# Set when scale.py reports a failure: the other sections still run, the
+# script exits 1 at the end.
+PARALLEL_FAILED=
 CRUN_PID=
 PIDS=()
 STEP=
@@ -355,7 +358,7 @@ section_lifecycle ()
 # exec the others do not.
 section_parallel ()
 {
-  local v rc=0 args
+  local v args
   section_header parallel "$PARALLEL_N containers at once, $PARALLEL_ROUNDS rounds"
   cc -D_GNU_SOURCE -O2 -Wall -o "$T/inns" "$HERE/bench/inns.c"
   for v in "${ENGINE_VARIANTS[@]}"; do
@@ -367,11 +370,10 @@ section_parallel ()
     step python3 "$HERE/bench/scale.py" -n "$PARALLEL_N" --rounds "$PARALLEL_ROUNDS" \
       --prefix "par$$-$v" --bundle "$T/sleep-$v" --logs "$T/logs-parallel" \
       --kv "$T/parallel-$v.kv" --ratio agentrt-hard/crun --ratio agentrt/crun \
-      "${args[@]}" >&2 || rc=1
+      "${args[@]}" >&2 || PARALLEL_FAILED=1
     sed "s/^scale\./parallel.$v./" "$T/parallel-$v.kv" >>"$T/raw-parallel.kv"
   done
   log "   $(load) at the end"
-  return "$rc"
 }
 
 # ---- egress ------------------------------------------------------------------
@@ -515,4 +517,8 @@ python3 "$HERE/bench/table.py" "$T/all.kv" >&2
 if [[ -n ${BENCH_KEEP:-} ]]; then
   mkdir -p "$BENCH_KEEP"
   cp "$T"/raw-* "$T/all.kv" "$BENCH_KEEP/"
+fi
+if [[ -n $PARALLEL_FAILED ]]; then
+  log "bench.sh: parallel: a command failed or something was left behind (above)"
+  exit 1
 fi

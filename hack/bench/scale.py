@@ -94,12 +94,12 @@ def netns_of(pid):
 
 def netns_refs():
     """Every network namespace something still holds (a process's own, an
-    open fd, a bind mount of nsfs), with who holds it."""
+    open fd, a bind mount of nsfs), with everyone who holds it."""
     refs = {}
     for d in glob.glob("/proc/[0-9]*"):
         who = d.rsplit("/", 1)[1]
         try:
-            refs.setdefault(os.readlink(d + "/ns/net"), who)
+            refs.setdefault(os.readlink(d + "/ns/net"), []).append(who)
             fds = os.listdir(d + "/fd")
         except OSError:
             continue
@@ -109,13 +109,25 @@ def netns_refs():
             except OSError:
                 continue
             if link.startswith("net:["):
-                refs.setdefault(link, "fd of " + who)
+                refs.setdefault(link, []).append("fd of " + who)
     with open("/proc/self/mountinfo") as f:
         for line in f:
             fields = line.split()
             if " - nsfs " in line and fields[3].startswith("net:["):
-                refs.setdefault(fields[3], "mount " + fields[4])
+                refs.setdefault(fields[3], []).append("mount " + fields[4])
     return refs
+
+
+def started_after(who, since):
+    """Whether the process behind `PID` or `fd of PID` started after
+    `since` (CLOCK_BOOTTIME seconds, when the cycle's last command had
+    returned): such a process is none of the runtime's, and the namespace
+    it holds is a new one with a reused inode number (other work on the
+    machine makes namespaces too)."""
+    if who.startswith("mount "):
+        return False
+    st = start_time(int(who.split()[-1]))
+    return st is not None and st / os.sysconf("SC_CLK_TCK") > since
 
 
 class Runtime:
@@ -185,7 +197,7 @@ def tracked(rt, ids):
     return procs, nets
 
 
-def leftovers(rt, prefix, procs, nets, mounts_before):
+def leftovers(rt, prefix, procs, nets, mounts_before, since):
     left = []
     if os.path.isdir(rt.root):
         left += ["state dir " + e for e in os.listdir(rt.root) if e.startswith(prefix)]
@@ -202,8 +214,25 @@ def leftovers(rt, prefix, procs, nets, mounts_before):
         if alive(pid, st):
             left += ["process %d (%s)" % (pid, open("/proc/%d/comm" % pid).read().strip())]
     refs = netns_refs()
-    left += ["netns %s (held by %s)" % (n, refs[n]) for n in sorted(nets & set(refs))]
+    for n in sorted(nets & set(refs)):
+        holders = [w for w in refs[n] if not started_after(w, since)]
+        if holders:
+            left.append("netns %s (held by %s)" % (n, "; ".join(describe(w) for w in holders)))
     return left
+
+
+def describe(who):
+    """`PID` or `fd of PID` with the process's name, parent and age."""
+    pid = who.split()[-1]
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            head, rest = f.read().rsplit(")", 1)
+        fields = rest.split()
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        return "%s: %s, state %s, parent %s, %.1f s old" % (
+            who, head.split("(", 1)[1], fields[0], fields[1], age)
+    except (OSError, ValueError, IndexError):
+        return who
 
 
 def cycle(rt, a, rnd):
@@ -238,8 +267,11 @@ def cycle(rt, a, rnd):
     t_kill, _ = concurrently(lambda c: rt.run(["kill", c, "KILL"], log(c)), ids)
     t_delete, bad3 = concurrently(lambda c: rt.run(["delete", "--force", c], log(c)), ids)
     bad += bad3
+    # every command of the cycle has returned: a process started later is
+    # none of the runtime's
+    since = time.clock_gettime(time.CLOCK_BOOTTIME)
     time.sleep(0.5)
-    left = leftovers(rt, a.prefix, procs, nets, mounts_before)
+    left = leftovers(rt, a.prefix, procs, nets, mounts_before, since)
 
     n = a.n
     print("  %s: %d containers%s" % (rt.name, n, " (round %d)" % (rnd + 1) if a.rounds > 1 else ""))
