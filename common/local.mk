@@ -3,5 +3,6 @@ noinst_LIBRARIES += libcommon.a
 libcommon_a_SOURCES = \
 	common/cleanup.h \
 	common/error.c common/error.h \
+	common/io.c common/io.h \
 	common/openat2.c common/openat2.h \
 	common/xalloc.c common/xalloc.h

@@ -42,7 +42,7 @@ PACKAGES=(
   build-essential autoconf automake libtool pkg-config git
   libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
   bats busybox-static jq iproute2 util-linux coreutils procps python3
-  libcap2-bin crun runc
+  libcap2-bin crun runc publicsuffix
 )
 # A suite that needs more lists it in tests/<suite>/packages, one a line.
 for list in tests/*/packages; do

@@ -16,6 +16,8 @@ extern const char *const oci_seccomp_action_names[];
 extern const char *const oci_seccomp_op_names[];
 extern const char *const oci_seccomp_arch_names[];
 extern const char *const oci_seccomp_flag_names[];
+extern const char *const oci_mempolicy_mode_names[];
+extern const char *const oci_mempolicy_flag_names[];
 
 /* Parses a whole document whose top level must be an object. */
 struct json_doc *parse_document (const char *json, size_t len,

@@ -203,19 +203,14 @@ static int
 parse_memory_policy (const struct json_ctx *c, const struct json_node *obj,
                      const struct json_path *p, struct oci_memory_policy **out)
 {
-  static const char *const modes[]
-      = { "MPOL_DEFAULT",   "MPOL_BIND",           "MPOL_INTERLEAVE",
-          "MPOL_WEIGHTED_INTERLEAVE", "MPOL_PREFERRED", "MPOL_PREFERRED_MANY",
-          "MPOL_LOCAL",     NULL };
-  static const char *const flags[] = { "MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES",
-                                       "MPOL_F_STATIC_NODES", NULL };
   struct oci_memory_policy *m = *out = xzalloc (sizeof (*m));
 
-  if (member_name_in (c, obj, p, "mode", JSON_REQUIRED, modes,
-                      "memory policy mode", &m->mode) < 0
+  if (member_name_in (c, obj, p, "mode", JSON_REQUIRED,
+                      oci_mempolicy_mode_names, "memory policy mode",
+                      &m->mode) < 0
       || json_member_string (c, obj, p, "nodes", JSON_OPTIONAL, &m->nodes) < 0
-      || member_names_in (c, obj, p, "flags", flags, "memory policy flag",
-                          &m->flags) < 0)
+      || member_names_in (c, obj, p, "flags", oci_mempolicy_flag_names,
+                          "memory policy flag", &m->flags) < 0)
     return -1;
   return 0;
 }

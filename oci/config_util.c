@@ -1,6 +1,7 @@
 /* Small helpers of the OCI config model: string lists, key/value lists,
  * namespace lookup, and the name tables the parser accepts (namespaces,
- * hooks, seccomp actions, operators, architectures and flags, rlimits),
+ * hooks, seccomp actions, operators, architectures and flags, memory
+ * policy modes and flags, rlimits),
  * which `features` reports too. */
 #include <config.h>
 
@@ -37,6 +38,18 @@ const char *const oci_seccomp_arch_names[] = {
 const char *const oci_seccomp_flag_names[] = {
   "SECCOMP_FILTER_FLAG_TSYNC",      "SECCOMP_FILTER_FLAG_LOG",
   "SECCOMP_FILTER_FLAG_SPEC_ALLOW", "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
+  NULL,
+};
+
+/* In the runtime-spec's order. */
+const char *const oci_mempolicy_mode_names[] = {
+  "MPOL_DEFAULT",   "MPOL_BIND",           "MPOL_INTERLEAVE",
+  "MPOL_WEIGHTED_INTERLEAVE", "MPOL_PREFERRED", "MPOL_PREFERRED_MANY",
+  "MPOL_LOCAL",     NULL,
+};
+
+const char *const oci_mempolicy_flag_names[] = {
+  "MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES", "MPOL_F_STATIC_NODES",
   NULL,
 };
 

@@ -18,6 +18,8 @@ features_init (struct oci_features *f)
   f->seccomp.operators = oci_seccomp_op_names;
   f->seccomp.archs = oci_seccomp_arch_names;
   f->seccomp.known_flags = oci_seccomp_flag_names;
+  f->mempolicy_modes = oci_mempolicy_mode_names;
+  f->mempolicy_flags = oci_mempolicy_flag_names;
 }
 
 static void
@@ -72,6 +74,14 @@ write_linux (struct json_writer *w, const struct oci_features *f)
   json_begin_object (w);
   write_enabled (w, "idmap", f->idmap_mounts);
   json_end_object (w);
+  if (f->mempolicy_modes || f->mempolicy_flags)
+    {
+      json_key (w, "memoryPolicy");
+      json_begin_object (w);
+      write_list (w, "modes", f->mempolicy_modes);
+      write_list (w, "flags", f->mempolicy_flags);
+      json_end_object (w);
+    }
   json_end_object (w);
 }
 

@@ -38,6 +38,8 @@ struct oci_features
   bool selinux;
   bool intel_rdt;
   bool idmap_mounts; /* mountExtensions.idmap */
+  const char *const *mempolicy_modes; /* memoryPolicy.modes (NULL: absent) */
+  const char *const *mempolicy_flags;
   /* Key, value, key, value, ..., NULL: the runtime's own metadata. */
   const char *const *annotations;
   /* Annotations (or prefixes ending in ".") that change the runtime's
@@ -46,7 +48,8 @@ struct oci_features
 };
 
 /* Zeroes *f and sets the lists the config parser defines: hooks,
- * namespaces, seccomp actions, operators, architectures and known flags. */
+ * namespaces, seccomp actions, operators, architectures and known flags,
+ * memory policy modes and flags. */
 void features_init (struct oci_features *f);
 
 /* The document with ociVersionMin "1.0.0" and ociVersionMax "1.2.0",

@@ -353,3 +353,11 @@ json_writer_finish (struct json_writer *w, size_t *len)
   json_writer_free (w);
   return out;
 }
+
+char *
+json_writer_finish_line (struct json_writer *w, size_t *len)
+{
+  json_end_object (w);
+  put (w, "\n", 1);
+  return json_writer_finish (w, len);
+}

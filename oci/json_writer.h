@@ -43,5 +43,8 @@ void json_kv_bool (struct json_writer *w, const char *key, bool v);
 /* Returns the document (malloc'd, NUL-terminated, without trailing newline)
  * and frees the writer.  Unbalanced use is a programming error: aborts. */
 char *json_writer_finish (struct json_writer *w, size_t *len);
+/* A JSON line: ends the top-level object, adds a newline and finishes
+ * (len counts the newline, not the terminating NUL). */
+char *json_writer_finish_line (struct json_writer *w, size_t *len);
 
 #endif

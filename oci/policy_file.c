@@ -356,11 +356,35 @@ parse_limits (const struct json_ctx *c, const struct json_node *root,
   return 0;
 }
 
+/* An optional string member that must be an absolute path: replaces
+ * *field when present. */
+static int
+member_absolute_path (const struct json_ctx *c, const struct json_node *o,
+                      const struct json_path *p, const char *key, char **field)
+{
+  char *path = NULL;
+
+  if (json_member_string (c, o, p, key, JSON_OPTIONAL, &path) < 0)
+    return -1;
+  if (path && path[0] != '/')
+    {
+      free (path);
+      return json_fail (c, JSON_PATH_KEY (p, key), "expected an absolute path");
+    }
+  if (path)
+    {
+      free (*field);
+      *field = path;
+    }
+  return 0;
+}
+
 static int
 parse_egress (const struct json_ctx *c, const struct json_node *root,
               struct agent_policy *pol)
 {
-  static const char *const known[] = { "allow", "ceiling", "allowBroad", NULL };
+  static const char *const known[] = { "allow", "ceiling", "allowBroad",
+                                       "publicSuffixList", NULL };
   const struct json_node *o;
   const struct json_path *p = JSON_PATH_KEY (NULL, "egress");
   agentrt_error_t *err = c->err;
@@ -381,6 +405,9 @@ parse_egress (const struct json_ctx *c, const struct json_node *root,
                           &pol->egress_ceiling) < 0)
         return -1;
     }
+  if (member_absolute_path (c, o, p, "publicSuffixList",
+                            &pol->public_suffix_list) < 0)
+    return -1;
   if (egress_policy_validate (pol, err) < 0)
     return agentrt_error_wrap (err, "%s", c->origin);
   return 0;
@@ -428,7 +455,6 @@ parse_sidecar_audit (const struct json_ctx *c, const struct json_node *root,
   const struct json_path *sp = JSON_PATH_KEY (NULL, "sidecar");
   const struct json_path *ap = JSON_PATH_KEY (NULL, "audit");
   const struct json_node *s, *a;
-  char *dir = NULL;
 
   if (section (c, root, "sidecar", sidecar_known, &s) < 0
       || section (c, root, "audit", audit_known, &a) < 0)
@@ -446,19 +472,8 @@ parse_sidecar_audit (const struct json_ctx *c, const struct json_node *root,
   if (pol->sidecar_busy_poll_us > POLL_WINDOW_MAX_US)
     return json_fail (c, JSON_PATH_KEY (sp, "busyPollMicroseconds"),
                       "at most %d (microseconds)", POLL_WINDOW_MAX_US);
-  if (a && json_member_string (c, a, ap, "dir", JSON_OPTIONAL, &dir) < 0)
+  if (a && member_absolute_path (c, a, ap, "dir", &pol->audit_dir) < 0)
     return -1;
-  if (dir && dir[0] != '/')
-    {
-      free (dir);
-      return json_fail (c, JSON_PATH_KEY (ap, "dir"),
-                        "expected an absolute path");
-    }
-  if (dir)
-    {
-      free (pol->audit_dir);
-      pol->audit_dir = dir;
-    }
   return 0;
 }
 

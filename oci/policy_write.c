@@ -99,6 +99,7 @@ policy_file_write_json (const struct agent_policy *p, struct json_writer *w)
   write_strings (w, "allow", &p->egress_allow);
   write_strings (w, "ceiling", &p->egress_ceiling);
   json_kv_bool (w, "allowBroad", p->allow_broad_egress);
+  json_kv_string (w, "publicSuffixList", p->public_suffix_list);
   json_end_object (w);
   json_key (w, "seccomp");
   json_begin_object (w);

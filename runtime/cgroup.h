@@ -134,6 +134,11 @@ int cgroup_pids (struct cgroup *cg, pid_t **pids, size_t *n,
  * container paused. */
 int cgroup_kill_all (struct cgroup *cg, int sig, agentrt_error_t *err);
 
+/* Signals every member once (no freezing, no waiting): each through a
+ * pidfd opened while it was listed, and only if it is still listed after.
+ * The number of members seen, or -1. */
+int cgroup_signal_members (struct cgroup *cg, int sig, agentrt_error_t *err);
+
 /* Pause/resume: v1 freezer.state, v2 cgroup.freeze; they return once the
  * kernel reports the new state. */
 int cgroup_freeze (struct cgroup *cg, agentrt_error_t *err);

@@ -298,6 +298,12 @@ signal_round (struct cgroup *cg, int sig, agentrt_error_t *err)
   return ret < 0 ? -1 : (int) n_before;
 }
 
+int
+cgroup_signal_members (struct cgroup *cg, int sig, agentrt_error_t *err)
+{
+  return signal_round (cg, sig, err);
+}
+
 static int
 kill_with_cgroup_kill (struct cgroup *cg, bool *done, agentrt_error_t *err)
 {

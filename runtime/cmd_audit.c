@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -42,7 +41,6 @@ int
 cmd_audit (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
 {
   cleanup_free char *dir = NULL;
-  cleanup_free char *path = NULL;
   cleanup_close int fd = -1;
   char buf[65536];
   ssize_t n;
@@ -54,13 +52,25 @@ cmd_audit (struct global_options *g, int argc, char **argv, agentrt_error_t *err
   dir = trail_dir (g, argv[1], err);
   if (dir == NULL)
     return -1;
-  path = audit_path (dir, argv[1]);
-  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  /* the same checks as for writing it: a trail someone else could have
+   * written or redirected is not printed */
+  fd = audit_open_read (dir, argv[1], err);
+  if (fd < 0 && (*err)->status == ENOENT)
+    {
+      cleanup_free char *path = audit_path (dir, argv[1]);
+      agentrt_error_release (err);
+      return agentrt_error (err, ENOENT, "no audit trail for `%s` (`%s`)",
+                            argv[1], path);
+    }
   if (fd < 0)
-    return agentrt_error (err, errno, "no audit trail for `%s` (`%s`)", argv[1],
-                          path);
-  while ((n = read (fd, buf, sizeof buf)) > 0)
-    if (fwrite (buf, 1, (size_t) n, stdout) != (size_t) n)
+    return -1;
+  while ((n = read (fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0 && fwrite (buf, 1, (size_t) n, stdout) != (size_t) n)
       return agentrt_error (err, errno, "write");
-  return n < 0 ? agentrt_error (err, errno, "read `%s`", path) : 0;
+  if (n < 0)
+    {
+      cleanup_free char *path = audit_path (dir, argv[1]);
+      return agentrt_error (err, errno, "read `%s`", path);
+    }
+  return 0;
 }

@@ -94,6 +94,7 @@ cmd_features (struct global_options *g, int argc, char **argv,
   f.namespaces = namespaces;
   f.capabilities = (const char *const *) caps;
   f.cgroup_v1 = f.cgroup_v2 = f.cgroup_systemd = true;
+  f.idmap_mounts = true;
   f.seccomp.enabled = true;
   f.seccomp.actions = sf.actions;
   f.seccomp.operators = sf.operators;

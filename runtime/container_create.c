@@ -560,7 +560,15 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
   struct container_state *st = &ctx->state;
 
   if (!ctx->hardening.enforced)
-    return;
+    {
+      /* like runc and crun: a network namespace of the container's own
+       * has lo up; one it joins is left as it is */
+      const struct oci_namespace *ns
+          = oci_config_namespace (ctx->config, OCI_NS_NETWORK);
+      if (ns && (ns->path == NULL || ns->path[0] == '\0'))
+        po->agent_netns = AGENT_NETNS_OWN;
+      return;
+    }
   po->extra_seccomp = ctx->hardening.agent_seccomp;
   po->hardened = true;
   po->judged = &ctx->hardening.view;

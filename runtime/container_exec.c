@@ -161,7 +161,7 @@ harden_exec (struct exec_ctx *ctx, agentrt_error_t *err)
   struct hardening_record rec;
   cleanup_free char *json = NULL;
   size_t len = 0;
-  int fd;
+  int fd, r = -1;
 
   json = state_dir_read (&ctx->c->dir, HARDENING_RECORD_FILE, &len, err);
   if (json == NULL)
@@ -176,12 +176,13 @@ harden_exec (struct exec_ctx *ctx, agentrt_error_t *err)
   fd = audit_open (rec.directives.audit_dir, st->id, err);
   if (fd >= 0)
     {
-      audit_exec (fd, st->id, ctx->process->args.items[0], &changes);
+      /* like create: an exec whose trail cannot be written does not run */
+      r = audit_exec (fd, st->id, ctx->process->args.items[0], &changes, err);
       close (fd);
     }
   change_list_release (&changes);
   hardening_record_release (&rec);
-  return fd < 0 ? -1 : 0;
+  return r;
 }
 
 static int
@@ -210,7 +211,11 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
     return agentrt_error (err, 0, "exec --tty --detach needs "
                           "--console-socket");
   rootfd = open (ctx->c->state->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (process_spec_build (ctx->process, rootfd, NULL, &ctx->spec, err) < 0)
+  if (process_spec_build (ctx->process, rootfd, NULL, &ctx->spec, err) < 0
+      || mempolicy_build (ctx->config->linux_cfg
+                              ? ctx->config->linux_cfg->memory_policy
+                              : NULL,
+                          &ctx->spec.mempolicy, err) < 0)
     return -1;
   ctx->spec.preserve_fds = o->preserve_fds;
   if (ctx->config->linux_cfg && ctx->config->linux_cfg->seccomp)
@@ -238,6 +243,7 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
   if (ctx->child.stage.stub_fd < 0)
     return -1;
   ctx->child.stage.stub_required = ctx->c->state->hardened;
+  ctx->child.stage.chown_stdio_files = !ctx->c->state->hardened;
   /* a process CAP_SYS_PTRACE could reach before its exec: see
    * cloned_binary.h */
   if (cloned_binary_needed (ctx->process->capabilities)

@@ -135,40 +135,42 @@ warn_hook (const char *msg)
   log_warning ("%s", msg);
 }
 
-/* poststart and poststop hooks, from the config stored at create; their
- * failures are warnings (the runtime-spec says so). */
+/* poststart and poststop hooks, from the config stored at create.  A
+ * failing poststop hook is a warning and the others still run; poststart
+ * hooks stop at the first failure, which is returned (runtime-spec 1.3,
+ * as runc and crun do). */
 static int
-run_hooks_from_config (struct container *c, const char *kind,
-                       enum container_status status)
+run_hooks_from_config (struct container *c, bool poststart,
+                       agentrt_error_t *err)
 {
-  cleanup_error agentrt_error_t err = NULL;
-  cleanup_oci_config struct oci_config *config = container_config (c, &err);
+  const char *kind = poststart ? "poststart" : "poststop";
+  cleanup_oci_config struct oci_config *config = container_config (c, err);
   cleanup_free char *json = NULL;
   const struct oci_hook_list *list;
+  struct child_error cerr = { 0 };
   struct hook_set set;
   int fd, r;
 
   if (config == NULL)
-    {
-      log_warning ("%s hooks: %s", kind, err->msg);
-      return -1;
-    }
-  list = strcmp (kind, "poststart") == 0 ? &config->hooks.poststart
-                                          : &config->hooks.poststop;
+    return agentrt_error_wrap (err, "%s hooks", kind);
+  list = poststart ? &config->hooks.poststart : &config->hooks.poststop;
   if (list->len == 0)
     return 0;
-  json = container_state_oci_json (c->state, status, false, &err);
-  fd = json ? hook_state_memfd (json, &err) : -1;
+  json = container_state_oci_json (
+      c->state, poststart ? STATUS_RUNNING : STATUS_STOPPED, false, err);
+  fd = json ? hook_state_memfd (json, err) : -1;
   if (fd < 0)
-    {
-      log_warning ("%s hooks: %s", kind, err->msg);
-      return -1;
-    }
+    return agentrt_error_wrap (err, "%s hooks", kind);
   hook_set_build (list, kind, c->state->bundle, &set);
-  r = hook_set_run_all (&set, fd, warn_hook);
+  if (poststart)
+    r = hook_set_run (&set, fd, &cerr) < 0
+            ? agentrt_error_verbatim (err, cerr.status, cerr.msg)
+            : 0;
+  else
+    r = hook_set_run_all (&set, fd, warn_hook) ? -1 : 0;
   hook_set_free (&set);
   close (fd);
-  return r ? -1 : 0;
+  return r;
 }
 
 /* Waits until the init has written its byte to the fifo and then closed
@@ -240,7 +242,22 @@ container_start (struct container *c, agentrt_error_t *err)
   if (unlinkat (c->dir.dirfd, EXEC_FIFO, 0) < 0)
     return agentrt_error (err, errno, "remove `%s/%s`", c->dir.path, EXEC_FIFO);
   fault_point ("start:fifo-removed");
-  run_hooks_from_config (c, "poststart", STATUS_RUNNING);
+  if (run_hooks_from_config (c, true, err) < 0)
+    {
+      /* runtime-spec 1.3: stop the container and go on with its
+       * destruction (runc kills it; crun, like agentrt, also deletes it,
+       * and the poststop hooks run) */
+      cleanup_error agentrt_error_t derr = NULL;
+      cleanup_free char *why = xstrdup ((*err)->msg);
+      int status = (*err)->status;
+
+      agentrt_error_release (err);
+      if (container_delete (c, true, &derr) < 0)
+        return agentrt_error (err, status, "%s; removing the container "
+                              "failed: %s", why, derr->msg);
+      return agentrt_error (err, status, "%s: the container was stopped and "
+                            "removed", why);
+    }
   return 0;
 }
 
@@ -410,6 +427,10 @@ container_delete (struct container *c, bool force, agentrt_error_t *err)
   if (r < 0)
     return -1;
   if (c->state)
-    run_hooks_from_config (c, "poststop", STATUS_STOPPED);
+    {
+      cleanup_error agentrt_error_t herr = NULL;
+      if (run_hooks_from_config (c, false, &herr) < 0 && herr)
+        log_warning ("%s", herr->msg);
+    }
   return state_dir_remove (&c->dir, err);
 }

@@ -17,6 +17,7 @@
 #include "runtime/create_plan.h"
 #include "runtime/exec_stub.h"
 #include "runtime/log.h"
+#include "runtime/policy/paths.h"
 #include "runtime/seccomp_cache.h"
 
 static bool
@@ -83,6 +84,25 @@ sysctl_namespace (const char *key)
   return -1;
 }
 
+/* The uts name sysctls have fields of their own: kernel.hostname is
+ * refused (runc and crun refuse it), kernel.domainname only when it
+ * contradicts a domainname the config sets (crun's rule; runc takes it). */
+static int
+sysctl_conflicts (const struct oci_config *config, const char *key,
+                  const char *value, agentrt_error_t *err)
+{
+  const char *dn = config->domainname;
+
+  if (strcmp (key, "kernel.hostname") == 0)
+    return agentrt_error (err, 0, "linux.sysctl: `%s` conflicts with the "
+                          "`hostname` field: set the hostname there", key);
+  if (strcmp (key, "kernel.domainname") == 0 && dn && dn[0]
+      && strcmp (value, dn) != 0)
+    return agentrt_error (err, 0, "linux.sysctl: `%s` = `%s` conflicts with "
+                          "the `domainname` field (`%s`)", key, value, dn);
+  return 0;
+}
+
 int
 create_plan_sysctls (const struct oci_config *config, struct sysctl_entry **out,
                      size_t *n, agentrt_error_t *err)
@@ -109,6 +129,11 @@ create_plan_sysctls (const struct oci_config *config, struct sysctl_entry **out,
           free (list);
           return agentrt_error (err, 0, "linux.sysctl: `%s` is not a "
                                 "namespaced sysctl", key);
+        }
+      if (sysctl_conflicts (config, key, sys->items[i].value, err) < 0)
+        {
+          free (list);
+          return -1;
         }
       if (ns == OCI_NS_NETWORK ? !has_ns (config, OCI_NS_NETWORK)
                                : !has_new_ns (config, ns))
@@ -159,20 +184,26 @@ open_rootfs (const struct oci_config *config, const char *bundle,
   return 0;
 }
 
-/* Defaults first; a bundle device with the same path replaces one. */
-static void
-plan_devices (const struct oci_config *config, struct create_plan *plan)
+/* Defaults first; a bundle device with the same path replaces one.  Paths
+ * are taken lexically clean ("/dev/foo/" is "/dev/foo", as runc and crun
+ * take it). */
+int
+create_plan_devices (const struct oci_config *config, struct create_plan *plan,
+                     agentrt_error_t *err)
 {
   const struct oci_linux *l = config->linux_cfg;
   size_t n = devices_default_count, i, k;
   struct device_node *list = xzalloc ((n + l->n_devices) * sizeof *list);
 
   memcpy (list, devices_default, n * sizeof *list);
+  plan->devices = list;
+  plan->device_paths = xzalloc ((l->n_devices + 1) * sizeof (char *));
   for (i = 0; i < l->n_devices; i++)
     {
       const struct oci_device *d = &l->devices[i];
+      char *path = plan->device_paths[i] = path_clean (d->path);
       struct device_node node = {
-        .path = d->path,
+        .path = path,
         .type = d->type,
         .major = (unsigned int) d->major,
         .minor = (unsigned int) d->minor,
@@ -180,19 +211,22 @@ plan_devices (const struct oci_config *config, struct create_plan *plan)
         .uid = d->has_uid ? d->uid : 0,
         .gid = d->has_gid ? d->gid : 0,
       };
+      if (strcmp (path, "/") == 0)
+        return agentrt_error (err, 0, "linux.devices[%zu].path: `%s` names "
+                              "the root directory", i, d->path);
       for (k = 0; k < n; k++)
-        if (strcmp (list[k].path, d->path) == 0)
+        if (strcmp (list[k].path, path) == 0)
           break;
       list[k] = node;
       if (k == n)
         n++;
     }
-  plan->devices = list;
   plan->init.devices.nodes = list;
   plan->init.devices.n_nodes = n;
   /* mknod is not allowed from a user namespace: bind the host's nodes */
   plan->init.devices.bind_from_host = has_ns (config, OCI_NS_USER);
   plan->init.devices.ptmx_link = plan->mounts.has_pts;
+  return 0;
 }
 
 static int
@@ -273,8 +307,7 @@ plan_rootfs (const struct oci_config *config,
       r->protected_dirs = (const char *const *) opts->protected_dirs->items;
       r->n_protected_dirs = opts->protected_dirs->len;
     }
-  plan_devices (config, plan);
-  return 0;
+  return create_plan_devices (config, plan, err);
 }
 
 static int
@@ -286,7 +319,9 @@ plan_process (const struct oci_config *config,
   struct process_spec *spec = &plan->init.process;
   const struct oci_personality *pers = config->linux_cfg->personality;
 
-  if (process_spec_build (p, plan->rootfd, opts->extra_env, spec, err) < 0)
+  if (process_spec_build (p, plan->rootfd, opts->extra_env, spec, err) < 0
+      || mempolicy_build (config->linux_cfg->memory_policy, &spec->mempolicy,
+                          err) < 0)
     return -1;
   spec->preserve_fds = opts->preserve_fds;
   spec->new_keyring = !opts->no_new_keyring;
@@ -358,6 +393,7 @@ create_plan_build (const struct oci_config *config,
 {
   memset (plan, 0, sizeof *plan);
   plan->rootfd = plan->stub_fd = -1;
+  plan->mounts.container_userns_fd = -1;
   plan->init.stage.sync_sock = plan->init.exec_fifo_fd = -1;
   plan->init.stage.stub_fd = -1;
   plan->init.create_container_state = plan->init.start_container_state = -1;
@@ -405,6 +441,7 @@ create_plan_build (const struct oci_config *config,
   plan->init.create_container.stub_fd = plan->stub_fd;
   plan->init.start_container.stub_fd = plan->stub_fd;
   plan->init.stage.stub_required = opts->hardened;
+  plan->init.stage.chown_stdio_files = !opts->hardened;
   plan->init.create_container.stub_required = opts->hardened;
   plan->init.start_container.stub_required = opts->hardened;
   return 0;
@@ -427,6 +464,9 @@ create_plan_free (struct create_plan *plan)
   cgroup_mounts_free (plan->cgroup_mounts);
   free (plan->devices);
   free (plan->mask_required);
+  for (i = 0; plan->device_paths && plan->device_paths[i]; i++)
+    free (plan->device_paths[i]);
+  free (plan->device_paths);
   free (plan->rootfs);
   close_fd (&plan->rootfd);
   close_fd (&plan->stub_fd);
@@ -444,4 +484,5 @@ create_plan_free (struct create_plan *plan)
   close_fd (&plan->init.start_container_state);
   memset (plan, 0, sizeof *plan);
   plan->rootfd = plan->stub_fd = -1;
+  plan->mounts.container_userns_fd = -1;
 }

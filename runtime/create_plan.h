@@ -48,6 +48,7 @@ struct create_plan
   struct cgroup_mounts *cgroup_mounts;
   struct device_node *devices;
   bool *mask_required;     /* parallel to linux.maskedPaths */
+  char **device_paths;     /* the bundle's device paths, clean; NULL-ended */
   char *rootfs;            /* absolute host path */
   int rootfd;              /* O_PATH, for reading the image's /etc/passwd */
   int stub_fd;             /* the sealed exec stub */
@@ -67,5 +68,12 @@ void create_plan_free (struct create_plan *plan);
 int create_plan_sysctls (const struct oci_config *config,
                          struct sysctl_entry **out, size_t *n,
                          agentrt_error_t *err);
+
+/* The device nodes: the defaults, then linux.devices with lexically clean
+ * paths (a bundle device replaces a default of the same path); sets
+ * plan->devices, plan->device_paths and plan->init.devices (exported for
+ * unit tests; create_plan_free frees them). */
+int create_plan_devices (const struct oci_config *config,
+                         struct create_plan *plan, agentrt_error_t *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "oci/policy_file.h"
+#include "runtime/egress/public_suffix.h"
 #include "runtime/hardening.h"
 #include "runtime/log.h"
 #include "runtime/policy/host_view.h"
@@ -82,6 +83,43 @@ compile_profile (const struct global_options *g, struct hardening *h,
   return 0;
 }
 
+static void
+cleanup_allowlist_fn (struct allowlist **al)
+{
+  allowlist_free (*al);
+}
+
+/* Wildcards of the sidecar's allowlist over a public suffix at any level
+ * (`*.co.uk`, `*.amazonaws.com`) are too broad unless the policy allows
+ * broad entries.  Judged here, not in the pure hardening step, because it
+ * takes the Public Suffix List file, which is opened only when a wildcard
+ * needs judging, and judged by its compiled form, kept under the runtime
+ * root (runtime/egress/suffix_cache.h).  The list is the policy's entries,
+ * then the annotation's. */
+static int
+judge_egress_wildcards (const struct global_options *g,
+                        const struct hardening *h, agentrt_error_t *err)
+{
+  const struct harden_directives *d = &h->result.directives;
+  __attribute__ ((cleanup (cleanup_allowlist_fn))) struct allowlist *al = NULL;
+  cleanup_free char *cache = NULL;
+  size_t bad = 0;
+
+  if (d->egress != HARDEN_EGRESS_PROXY || d->egress_allow_broad
+      || d->egress_allow == NULL || strstr (d->egress_allow, "*.") == NULL)
+    return 0;
+  if (allowlist_parse (d->egress_allow, false, &al, err) < 0)
+    return agentrt_error_wrap (err, "egress allowlist");
+  cache = xasprintf ("%s/.psl-cache", g->root);
+  if (public_suffix_check (al, h->policy.public_suffix_list, cache, &bad, err) == 0)
+    return 0;
+  return agentrt_error_wrap (err, "%s: not allowed by the policy "
+                             "(egress.allowBroad is false)",
+                             bad < h->policy.egress_allow.len
+                                 ? "policy egress.allow"
+                                 : "annotation run.agentrt.egress.allow");
+}
+
 int
 hardening_apply (const struct global_options *g, struct oci_config *config,
                  const char *bundle, bool compile_seccomp, struct hardening *h,
@@ -108,7 +146,7 @@ hardening_apply (const struct global_options *g, struct oci_config *config,
                  config->annotations.items[i].value);
   r = harden (config, &h->policy, &annotations, &h->view, &h->result, err);
   kv_list_free (&annotations);
-  if (r < 0)
+  if (r < 0 || judge_egress_wildcards (g, h, err) < 0)
     return agentrt_error_wrap (err, "hardening");
   if (shared_netns_apply (g, config, &h->result, err) < 0)
     return -1;

@@ -41,9 +41,10 @@ void hook_set_free (struct hook_set *set);
 int hook_set_run (const struct hook_set *set, int state_fd,
                   struct child_error *cerr);
 
-/* poststart and poststop: a failing hook is reported through warn() and
- * the others still run (the runtime-spec makes these failures warnings).
- * Returns the number of hooks that failed. */
+/* poststop: a failing hook is reported through warn() and the others
+ * still run (the runtime-spec makes these failures warnings; poststart
+ * ones are errors since 1.3 and use hook_set_run).  Returns the number of
+ * hooks that failed. */
 int hook_set_run_all (const struct hook_set *set, int state_fd,
                       void (*warn) (const char *msg));
 

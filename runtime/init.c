@@ -87,6 +87,7 @@ setup_agent_netns (const struct init_plan *plan, int procfd,
   int fds[3] = { -1, -1, -1 }, n = 0, outside = -1, r = -1, i;
 
   if (plan->agent_netns == AGENT_NETNS_AS_IS
+      || plan->agent_netns == AGENT_NETNS_OWN
       || (plan->agent_netns == AGENT_NETNS_LO_UP && plan->netns_by_monitor))
     return 0;
   /* the namespace the hooks configured: the sidecar connects from there */
@@ -171,6 +172,29 @@ await_cgroup (void *arg, struct child_error *cerr)
   return 0;
 }
 
+/* A process.cwd the image lacks is made (0755, the init's owner), as runc
+ * and crun do: after the mounts, so that it lands in the one covering it,
+ * and before the root becomes read-only.  One that exists, or cannot be
+ * looked at by root (only the user may enter it), is left to the chdir. */
+static int
+make_cwd (const struct init_plan *plan, int rootfd, struct child_error *cerr)
+{
+  const char *cwd = plan->process.cwd;
+  int fd;
+
+  if (cwd == NULL || cwd[0] == '\0')
+    return 0;
+  fd = path_open_in_root (rootfd, cwd, O_PATH);
+  if (fd == -ENOENT)
+    fd = path_ensure_in_root (rootfd, cwd, PATH_KIND_DIR);
+  else if (fd < 0)
+    return 0;
+  if (fd < 0)
+    return child_error (cerr, -fd, "process.cwd: create `%s`", cwd);
+  close (fd);
+  return 0;
+}
+
 static int
 setup_filesystem (struct init_plan *plan, int *procfd,
                   struct child_error *cerr)
@@ -199,7 +223,8 @@ setup_filesystem (struct init_plan *plan, int *procfd,
   if (plan->agent_netns_fd >= 0)
     close (plan->agent_netns_fd);
   plan->agent_netns_fd = -1;
-  if (rootfs_pivot (&plan->rootfs, rootfd, cerr) < 0)
+  if (make_cwd (plan, rootfd, cerr) < 0
+      || rootfs_pivot (&plan->rootfs, rootfd, cerr) < 0)
     goto fail;
   close (rootfd);
   if (plan->stage.terminal && process_stage_terminal (&plan->stage, true, cerr) < 0)
@@ -256,6 +281,8 @@ init_container (void *arg, struct child_error *cerr)
   plan->rootfs.before_cgroup_mount = await_cgroup;
   plan->rootfs.before_cgroup_arg = plan;
   if (set_names (plan, cerr) < 0)
+    return -1;
+  if (plan->agent_netns == AGENT_NETNS_OWN && netns_loopback_up (cerr) < 0)
     return -1;
   if (setup_filesystem (plan, &procfd, cerr) < 0)
     return -1;

@@ -24,8 +24,12 @@ struct sysctl_entry
 /* What the init does to the network namespace the agent ends up in. */
 enum agent_netns
 {
-  AGENT_NETNS_AS_IS,  /* hardening off: as the bundle says */
-  AGENT_NETNS_LO_UP,  /* the container's own new namespace: bring lo up */
+  AGENT_NETNS_AS_IS,  /* a joined namespace (hardening off, or an agent's
+                         own shared one): as it is */
+  AGENT_NETNS_OWN,    /* hardening off, the container's own new namespace:
+                         lo up first, before any hook (as runc does) */
+  AGENT_NETNS_LO_UP,  /* hardened, the container's own new namespace: bring
+                         lo up (and bind the listeners) after the hooks */
   AGENT_NETNS_INNER,  /* after the hooks, a fresh namespace with only lo:
                          the bundle's one stays the egress proxy's outside */
 };

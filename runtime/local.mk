@@ -4,6 +4,7 @@
 noinst_LIBRARIES += libruntime.a
 libruntime_a_SOURCES = \
 	runtime/audit.c runtime/audit.h \
+	runtime/audit_open.c runtime/audit_open.h \
 	runtime/caps.c runtime/caps.h \
 	runtime/child_error.c runtime/child_error.h \
 	runtime/cli.c runtime/cli.h \
@@ -26,10 +27,15 @@ libruntime_a_SOURCES = \
 	runtime/hardening.c runtime/hardening.h \
 	runtime/hooks.c runtime/hooks.h \
 	runtime/init.c runtime/init.h \
+	runtime/id_list.c runtime/id_list.h \
 	runtime/log.c runtime/log.h \
 	runtime/lsm_selinux.c runtime/lsm_selinux.h \
+	runtime/mempolicy.c runtime/mempolicy.h \
 	runtime/monitor.c runtime/monitor.h \
 	runtime/monitor_duties.c runtime/monitor_duties.h \
+	runtime/monitor_sidecar.c runtime/monitor_sidecar.h \
+	runtime/mount_idmap.c runtime/mount_idmap.h \
+	runtime/net_plan.c runtime/net_plan.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \
 	runtime/netns.c runtime/netns.h \
@@ -40,6 +46,7 @@ libruntime_a_SOURCES = \
 	runtime/rootfs.c runtime/rootfs.h \
 	runtime/shared_netns.c runtime/shared_netns.h \
 	runtime/spawn.c runtime/spawn.h \
+	runtime/userns.c runtime/userns.h \
 	runtime/state_store.c runtime/state_store.h \
 	runtime/supervise.c runtime/supervise.h \
 	runtime/sync.c runtime/sync.h
@@ -79,12 +86,20 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	libpolicyfile.a libegress.a liboci.a libcommon.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
-	tests/unit/test-runtime-sync
+	tests/unit/test-runtime-netplan \
+	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
+	tests/unit/test-runtime-audit
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
 tests_unit_test_runtime_paths_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_netplan_SOURCES = tests/unit/test-runtime-netplan.c
+tests_unit_test_runtime_netplan_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_plan_SOURCES = tests/unit/test-runtime-plan.c
 tests_unit_test_runtime_plan_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_sync_SOURCES = tests/unit/test-runtime-sync.c
 tests_unit_test_runtime_sync_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_mempolicy_SOURCES = tests/unit/test-runtime-mempolicy.c
+tests_unit_test_runtime_mempolicy_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_audit_SOURCES = tests/unit/test-runtime-audit.c
+tests_unit_test_runtime_audit_LDADD = $(RUNTIME_TEST_LIBS)

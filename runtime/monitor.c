@@ -12,9 +12,10 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "runtime/fault.h"
 #include "runtime/monitor_duties.h"
 #include "runtime/proc_util.h"
 #include "runtime/sync.h"
@@ -51,9 +52,26 @@ on_init_exit (struct monitor *m)
 static void
 on_sidecar_exit (struct monitor *m)
 {
-  int status = 0;
-  waitpid (m->sidecar, &status, 0);
-  monitor_sidecar_exited (m, status);
+  monitor_sidecar_exited (m, monitor_reap_sidecar (m));
+}
+
+/* poll, retried while it fails for want of memory (or a signal); any
+ * other failure means the monitor cannot watch any more. */
+static void
+await_events (struct monitor *m, struct pollfd *p, nfds_t n)
+{
+  const struct timespec pause = { .tv_nsec = 10 * 1000000L };
+
+  while (FAULT_CALL ("monitor:poll", poll (p, n, -1)) < 0)
+    {
+      if (errno == ENOMEM || errno == EAGAIN)
+        nanosleep (&pause, NULL);
+      else if (errno != EINTR)
+        {
+          monitor_give_up (m, "poll", errno);
+          _exit (1);
+        }
+    }
 }
 
 static void __attribute__ ((noreturn))
@@ -67,8 +85,7 @@ monitor_loop (struct monitor *m, int sigfd)
         { .fd = m->sidecar_pidfd, .events = POLLIN },
       };
       monitor_event_fds (m, p + 3);
-      if (poll (p, 5, -1) < 0 && errno != EINTR)
-        _exit (1);
+      await_events (m, p, 5);
       if (p[0].revents & POLLIN)
         on_init_exit (m);
       if (p[1].revents & POLLIN)
@@ -77,7 +94,9 @@ monitor_loop (struct monitor *m, int sigfd)
           if (read (sigfd, &si, sizeof si) == sizeof si
               && si.ssi_signo != SIGCHLD)
             {
+              /* `delete` stops it: what waits in the trail gets a second */
               monitor_stop_sidecar (m);
+              audit_trail_drain (&m->trail, 1000);
               _exit (0);
             }
         }
@@ -167,19 +186,23 @@ await_go (struct monitor *m)
  * stderr to EOF (containerd's shim does for `create` with a terminal, which
  * would otherwise wait for the container's exit).  The sidecar reports its
  * failures through the audit trail and its exit status. */
-static void
+static int
 detach_stdio (void)
 {
-  int fd = open ("/dev/null", O_RDWR);
+  int fd = open ("/dev/null", O_RDWR); /* lands on 0..2 when one is shut */
   int i;
 
   if (fd < 0)
-    return;
+    return -1;
   for (i = 0; i < 3; i++)
-    if (i != fd)
-      dup2 (fd, i);
+    if (i != fd && dup2 (fd, i) < 0)
+      {
+        close (fd);
+        return -1;
+      }
   if (fd > 2)
     close (fd);
+  return 0;
 }
 
 static void __attribute__ ((noreturn))
@@ -192,11 +215,13 @@ monitor_main (const struct monitor_request *req, int sock)
 
   monitor_duties_init (&m, req);
   m.sock = sock;
-  setsid ();
-  detach_stdio ();
-  prctl (PR_SET_NAME, "agentrt-monitor", 0, 0, 0);
+  if (setsid () < 0 || detach_stdio () < 0)
+    report_and_exit (sock, errno, "monitor: detach from the runtime's "
+                     "session and stdio");
+  prctl (PR_SET_NAME, "agentrt-monitor", 0, 0, 0); /* a name, for ps */
   sigfillset (&all);
-  sigprocmask (SIG_BLOCK, &all, NULL);
+  if (sigprocmask (SIG_BLOCK, &all, NULL) < 0)
+    report_and_exit (sock, errno, "monitor: block signals");
   sigfd = signalfd (-1, &all, SFD_CLOEXEC);
   if (sigfd < 0)
     report_and_exit (sock, errno, "monitor: signalfd");
@@ -209,8 +234,9 @@ monitor_main (const struct monitor_request *req, int sock)
   await_go (&m);
   if (req->egress)
     {
-      if (monitor_start_sidecar (&m) < 0)
-        report_and_exit (sock, errno, "start the egress sidecar");
+      struct child_error cerr = { 0 };
+      if (monitor_start_sidecar (&m, &cerr) < 0)
+        report_and_exit (sock, cerr.status, cerr.msg);
       ready.value = m.sidecar;
       if (sync_send (sock, &ready, NULL, 0) < 0)
         {
@@ -230,7 +256,14 @@ compare_ints (const void *a, const void *b)
   return *(const int *) a - *(const int *) b;
 }
 
-static void
+static int
+close_range_checked (unsigned int first, unsigned int last)
+{
+  return (int) FAULT_CALL ("monitor:close-range",
+                           syscall (SYS_close_range, first, last, 0));
+}
+
+static int
 close_other_fds (int *keep, size_t n)
 {
   unsigned int next = 3;
@@ -241,11 +274,12 @@ close_other_fds (int *keep, size_t n)
     {
       if (keep[i] < (int) next)
         continue;
-      if ((unsigned int) keep[i] > next)
-        syscall (SYS_close_range, next, (unsigned int) keep[i] - 1, 0);
+      if ((unsigned int) keep[i] > next
+          && close_range_checked (next, (unsigned int) keep[i] - 1) < 0)
+        return -1;
       next = (unsigned int) keep[i] + 1;
     }
-  syscall (SYS_close_range, next, ~0U, 0);
+  return close_range_checked (next, ~0U);
 }
 
 int
@@ -263,7 +297,10 @@ monitor_fork (const struct monitor_request *req, struct monitor_handle *h,
   if (pid == 0)
     {
       int keep[] = { pair[1], req->audit_fd };
-      close_other_fds (keep, sizeof keep / sizeof keep[0]);
+      /* the state dir's lock above all must not live on in it */
+      if (close_other_fds (keep, sizeof keep / sizeof keep[0]) < 0)
+        report_and_exit (pair[1], errno, "monitor: close the runtime's "
+                         "other fds (close_range)");
       monitor_main (req, pair[1]);
     }
   close (pair[1]);

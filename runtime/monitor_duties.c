@@ -3,8 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <linux/close_range.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,173 +17,19 @@
 #include "common/xalloc.h"
 #include "runtime/audit.h"
 #include "runtime/cgroup.h"
-#include "runtime/cloned_binary.h"
+#include "runtime/fault.h"
 #include "runtime/monitor_duties.h"
 #include "runtime/netns.h"
 #include "runtime/proc_util.h"
-
-#ifndef AGENTRT_LIBEXECDIR
-#define AGENTRT_LIBEXECDIR "/usr/local/libexec/agentrt"
-#endif
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MONITOR_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define MONITOR_ASAN 1
-#endif
-
-#ifdef MONITOR_ASAN
-/* Sanitizer builds only: the sidecar's environment (otherwise empty) gets
- * the runtime's ASAN_OPTIONS and UBSAN_OPTIONS, so that its reports go
- * where the others' do (hack/test.sh --sanitize: log_path files), without
- * symbolization (a symbolizer process is more than its seccomp filter
- * allows; hack/test.sh symbolizes the reports). */
-static void
-sanitizer_env (char **envp, char (*buf)[1024])
-{
-  static const char *const names[] = { "ASAN_OPTIONS", "UBSAN_OPTIONS" };
-  int i, n = 0;
-
-  for (i = 0; i < 2; i++)
-    {
-      const char *v = getenv (names[i]);
-      if (v && snprintf (buf[n], sizeof buf[n], "%s=%s:symbolize=0", names[i], v)
-                   < (int) sizeof buf[n])
-        envp[n] = buf[n], n++;
-    }
-  envp[n] = NULL;
-}
-#else
-#define sanitizer_env(envp, buf) ((void) (buf))
-#endif
-
-char *
-monitor_egress_binary (void)
-{
-  char self[PATH_MAX];
-  const char *origin = cloned_binary_origin ();
-  char *slash, *path = xstrdup (AGENTRT_LIBEXECDIR "/agentrt-egress");
-
-  if (access (path, X_OK) == 0)
-    return path;
-  free (path);
-  if (origin == NULL || strlen (origin) >= sizeof self)
-    return NULL;
-  strcpy (self, origin);
-  slash = strrchr (self, '/');
-  if (slash == NULL)
-    return NULL;
-  *slash = '\0';
-  path = xasprintf ("%s/agentrt-egress", self);
-  if (access (path, X_OK) == 0)
-    return path;
-  free (path);
-  return NULL;
-}
-
-/* Exec of the sidecar in the outside namespace, with its fds at 3.. */
-static void __attribute__ ((noreturn))
-sidecar_exec (const char *binary, const struct monitor_request *req,
-              const struct egress_fds *f, int pidfd)
-{
-  const struct monitor_egress *e = req->egress;
-  int src[6] = { f->http, f->socks, pidfd, req->audit_fd, f->resolv, f->hosts };
-  char num[8][16], uid[16], gid[16], poll[16];
-  char *argv[32];
-  char *envp[3] = { NULL };
-  char env_buf[2][1024];
-  int hi[6], i, n = 0;
-  sigset_t none;
-
-  if (f->netns >= 0 && setns (f->netns, CLONE_NEWNET) < 0)
-    goto fail;
-  /* Park every fd high, then bring them down to 3..8 in order. */
-  for (i = 0; i < 6; i++)
-    hi[i] = src[i] < 0 ? -1 : fcntl (src[i], F_DUPFD, 100);
-  for (i = 0; i < 6; i++)
-    if (hi[i] >= 0 && dup2 (hi[i], 3 + i) < 0)
-      goto fail;
-  for (i = 0; i < 6; i++)
-    snprintf (num[i], sizeof num[i], "%d", 3 + i);
-  snprintf (uid, sizeof uid, "%u", (unsigned) e->uid);
-  snprintf (gid, sizeof gid, "%u", (unsigned) e->gid);
-  snprintf (poll, sizeof poll, "%u", e->busy_poll_us);
-  argv[n++] = (char *) "agentrt-egress";
-  argv[n++] = (char *) "--id";
-  argv[n++] = (char *) req->id;
-  argv[n++] = (char *) "--http-fd";
-  argv[n++] = num[0];
-  argv[n++] = (char *) "--socks-fd";
-  argv[n++] = num[1];
-  argv[n++] = (char *) "--init-pidfd";
-  argv[n++] = num[2];
-  argv[n++] = (char *) "--audit-fd";
-  argv[n++] = num[3];
-  argv[n++] = (char *) "--allow";
-  argv[n++] = (char *) e->allow;
-  if (f->resolv >= 0)
-    {
-      argv[n++] = (char *) "--resolv-conf-fd";
-      argv[n++] = num[4];
-    }
-  if (f->hosts >= 0)
-    {
-      argv[n++] = (char *) "--hosts-fd";
-      argv[n++] = num[5];
-    }
-  argv[n++] = (char *) "--uid";
-  argv[n++] = uid;
-  argv[n++] = (char *) "--gid";
-  argv[n++] = gid;
-  argv[n++] = (char *) "--busy-poll-us";
-  argv[n++] = poll;
-  if (e->allow_broad)
-    argv[n++] = (char *) "--allow-broad";
-  argv[n] = NULL;
-  /* only 3..8 survive the exec (they are not close-on-exec after dup2) */
-  syscall (SYS_close_range, 9, ~0U, CLOSE_RANGE_CLOEXEC);
-  sigemptyset (&none);
-  sigprocmask (SIG_SETMASK, &none, NULL);
-  sanitizer_env (envp, env_buf);
-  execve (binary, argv, envp);
-fail:
-  _exit (127);
-}
-
-/* Starts the sidecar without waiting for its exec: `create` does not pay
- * for it, and a sidecar that cannot start exits 127, which the monitor
- * records as its death (the agent then has no egress: nothing replaces
- * it).  The binary's presence was checked beforehand. */
-static pid_t
-sidecar_start (const struct monitor_request *req, const struct egress_fds *f,
-               int pidfd, int *err_out)
-{
-  cleanup_free char *binary = monitor_egress_binary ();
-  pid_t pid;
-
-  if (binary == NULL)
-    {
-      *err_out = ENOENT;
-      return -1;
-    }
-  pid = fork ();
-  if (pid == 0)
-    sidecar_exec (binary, req, f, pidfd);
-  if (pid < 0)
-    *err_out = errno;
-  return pid;
-}
 
 void
 monitor_duties_init (struct monitor *m, const struct monitor_request *req)
 {
   memset (m, 0, sizeof *m);
   m->req = req;
-  m->sock = m->pidfd = m->timerfd = m->sidecar_pidfd = -1;
+  m->sock = m->pidfd = m->timerfd = m->sidecar_pidfd = m->sidecar_report = -1;
   m->egress = (struct egress_fds){ -1, -1, -1, -1, -1 };
+  audit_trail_init (&m->trail, req->audit_fd, req->id);
   clock_gettime (CLOCK_BOOTTIME, &m->started);
 }
 
@@ -198,60 +42,125 @@ elapsed_ms (const struct timespec *since)
          + (uint64_t) ((now.tv_nsec - since->tv_nsec) / 1000000);
 }
 
-void
-monitor_stop_sidecar (struct monitor *m)
+/* One attempt at killing the container: its cgroup (cgroup.kill, or
+ * frozen and each member signalled), from the second attempt on every
+ * member of the cgroup by pidfd as well, and the init through its pidfd.
+ * Each is tried whatever the others did; the first error is returned. */
+static int
+lifetime_kill (struct monitor *m, agentrt_error_t *err)
 {
-  if (m->sidecar <= 0)
-    return;
-  kill (m->sidecar, SIGTERM);
-  if (!proc_pidfd_wait (m->sidecar_pidfd, 2000))
-    kill (m->sidecar, SIGKILL);
-  waitpid (m->sidecar, NULL, 0);
-  m->sidecar = 0;
+  cleanup_error agentrt_error_t later = NULL;
+  int r = 0;
+
+  if (fault_fail ("monitor:lifetime-kill") < 0)
+    return agentrt_error (err, errno, "kill the container");
+  if (m->cgroup && cgroup_kill_all (m->cgroup, SIGKILL, err) < 0)
+    r = agentrt_error_wrap (err, "kill the container's cgroup");
+  if (m->cgroup && m->lifetime_kills > 1
+      && cgroup_signal_members (m->cgroup, SIGKILL, r ? &later : err) < 0
+      && r == 0)
+    r = agentrt_error_wrap (err, "SIGKILL each process of its cgroup");
+  if (syscall (SYS_pidfd_send_signal, m->pidfd, SIGKILL, NULL, 0) < 0
+      && errno != ESRCH && r == 0)
+    r = agentrt_error (err, errno, "SIGKILL the container's init");
+  return r;
 }
 
+/* Seconds before the check that follows attempt n: 1, 2, 4 ... 60. */
+static unsigned
+lifetime_backoff (unsigned n)
+{
+  return n > 6 ? 60 : 1U << (n - 1);
+}
+
+/* The lifetime was reached (first call), or the container still runs after
+ * the last attempt: kill it (again), record what failed, and check again
+ * later.  Only the init's exit ends this (the monitor exits with it). */
 static void
 on_lifetime (struct monitor *m)
 {
   cleanup_error agentrt_error_t err = NULL;
-  char detail[96];
-  snprintf (detail, sizeof detail, "lifetime of %llu s reached: the "
-            "container is killed", (unsigned long long) m->req->lifetime);
-  audit_limit (m->req->audit_fd, m->req->id, "lifetime", detail);
-  if (m->cgroup)
-    cgroup_kill_all (m->cgroup, SIGKILL, &err);
-  syscall (SYS_pidfd_send_signal, m->pidfd, SIGKILL, NULL, 0);
-  close (m->timerfd);
-  m->timerfd = -1;
+  unsigned n = ++m->lifetime_kills;
+  struct itimerspec its = { .it_value = { .tv_sec = lifetime_backoff (n) } };
+  char detail[640];
+  uint64_t expirations;
+  int k = 0;
+
+  if (read (m->timerfd, &expirations, sizeof expirations) < 0)
+    { /* readable, so it cannot fail; the timer is set anew below */ }
+  if (n == 1)
+    {
+      snprintf (detail, sizeof detail, "lifetime of %llu s reached: the "
+                "container is killed", (unsigned long long) m->req->lifetime);
+      audit_limit (&m->trail, "lifetime", detail);
+    }
+  else
+    k = snprintf (detail, sizeof detail, "the container still runs %u s "
+                  "after its lifetime kill; ", lifetime_backoff (n - 1));
+  if (lifetime_kill (m, &err) < 0 || n > 1)
+    {
+      snprintf (detail + k, sizeof detail - (size_t) k, "attempt %u %s%s; "
+                "next check in %u s", n, err ? "failed: " : "done",
+                err ? err->msg : "", lifetime_backoff (n));
+      audit_incident (&m->trail, "lifetime-kill", detail);
+    }
+  if (timerfd_settime (m->timerfd, 0, &its, NULL) < 0)
+    {
+      snprintf (detail, sizeof detail, "the lifetime kill cannot be checked "
+                "again (timerfd: %s)", strerror (errno));
+      audit_incident (&m->trail, "lifetime-kill", detail);
+      close (m->timerfd);
+      m->timerfd = -1;
+    }
 }
 
+/* Limit events.  A watch that cannot be read is an incident (recorded
+ * once), unless its cgroup is gone (systemd removes a scope's once its
+ * last process exited): then there is nothing left to watch. */
 static void
 on_cgroup_event (struct monitor *m)
 {
   cleanup_error agentrt_error_t err = NULL;
   struct cgroup_watch_counts counts = { 0 };
-  char detail[96];
+  char detail[640];
+  int r = cgroup_watch_read (m->watch, &counts, &err);
 
-  if (cgroup_watch_read (m->watch, &counts, &err) <= 0)
+  if (r < 0 && err->status == ENOENT)
+    {
+      cgroup_watch_free (m->watch);
+      m->watch = NULL;
+      return;
+    }
+  if (r < 0 && !m->watch_failed)
+    {
+      m->watch_failed = true;
+      snprintf (detail, sizeof detail, "the cgroup's limit events cannot be "
+                "read: %s", err->msg);
+      audit_incident (&m->trail, "limit-events", detail);
+    }
+  if (r <= 0)
     return;
   if (counts.oom_kills)
     {
       snprintf (detail, sizeof detail, "%llu process(es) killed by the OOM "
                 "killer at the memory limit", (unsigned long long) counts.oom_kills);
-      audit_limit (m->req->audit_fd, m->req->id, "oom", detail);
+      audit_limit (&m->trail, "oom", detail);
     }
   if (counts.pids_max)
     {
       snprintf (detail, sizeof detail, "%llu fork(s) refused at the pids limit",
                 (unsigned long long) counts.pids_max);
-      audit_limit (m->req->audit_fd, m->req->id, "pids", detail);
+      audit_limit (&m->trail, "pids", detail);
     }
 }
 
 void
 monitor_sidecar_exited (struct monitor *m, int status)
 {
-  audit_sidecar_died (m->req->audit_fd, m->req->id, status);
+  char why[160];
+
+  audit_sidecar_died (&m->trail, status,
+                      monitor_sidecar_failure (m, why, sizeof why) ? why : NULL);
   if (m->sidecar_pidfd >= 0)
     close (m->sidecar_pidfd);
   m->sidecar_pidfd = -1;
@@ -265,8 +174,34 @@ monitor_record_exit (struct monitor *m, int status)
    * event first, before the record of the exit it caused */
   if (m->watch)
     on_cgroup_event (m);
-  audit_exit (m->req->audit_fd, m->req->id, status, elapsed_ms (&m->started));
+  audit_exit (&m->trail, status, elapsed_ms (&m->started));
   monitor_stop_sidecar (m);
+  audit_trail_drain (&m->trail, 2000);
+}
+
+void
+monitor_give_up (struct monitor *m, const char *what, int error)
+{
+  cleanup_error agentrt_error_t err = NULL;
+  char detail[640];
+
+  snprintf (detail, sizeof detail, "the monitor cannot watch the container "
+            "any more (%s: %s): the container is killed, since nothing "
+            "would enforce its lifetime or record its exit", what,
+            strerror (error));
+  audit_incident (&m->trail, "monitor", detail);
+  m->lifetime_kills = 2; /* every way at once */
+  if (lifetime_kill (m, &err) < 0)
+    {
+      snprintf (detail, sizeof detail, "the monitor could not kill the "
+                "container: %s", err->msg);
+      audit_incident (&m->trail, "monitor", detail);
+    }
+  else if (proc_pidfd_wait (m->pidfd, 2000))
+    audit_exit (&m->trail, proc_pidfd_exit_status (m->pidfd, m->init_pid),
+                elapsed_ms (&m->started));
+  monitor_stop_sidecar (m);
+  audit_trail_drain (&m->trail, 2000);
 }
 
 void
@@ -380,41 +315,6 @@ monitor_prepare_netns (struct monitor *m, int target, int *agent,
   return r;
 }
 
-int
-monitor_start_sidecar (struct monitor *m)
-{
-  int err = 0;
-
-  m->sidecar = sidecar_start (m->req, &m->egress, m->pidfd, &err);
-  monitor_close_egress (m);
-  if (m->sidecar < 0)
-    {
-      m->sidecar = 0;
-      errno = err;
-      return -1;
-    }
-  m->sidecar_pidfd = proc_pidfd_open (m->sidecar);
-  return 0;
-}
-
-/* The sidecar has its own copies: the monitor keeps none, so that once
- * the sidecar is gone the agent's connects are refused instead of waiting
- * in a listen queue nobody serves. */
-void
-monitor_close_egress (struct monitor *m)
-{
-  struct egress_fds *e = &m->egress;
-  int *fds[] = { &e->http, &e->socks, &e->netns, &e->resolv, &e->hosts };
-  size_t i;
-  for (i = 0; i < sizeof fds / sizeof fds[0]; i++)
-    if (*fds[i] >= 0)
-      {
-        close (*fds[i]);
-        *fds[i] = -1;
-      }
-}
-
-
 /* `run`'s own monitor: the request and its strings live as long as it. */
 struct local_monitor
 {
@@ -439,8 +339,8 @@ monitor_local_new (const struct monitor_request *req, agentrt_error_t *err)
       l->egress.allow = xstrdup (req->egress->allow);
       l->req.egress = &l->egress;
     }
-  monitor_duties_init (&l->m, &l->req);
   l->req.audit_fd = fcntl (req->audit_fd, F_DUPFD_CLOEXEC, 3);
+  monitor_duties_init (&l->m, &l->req);
   if (l->req.audit_fd < 0)
     agentrt_error (err, errno, "monitor: the audit file");
   else if (monitor_arm_lifetime (&l->m) < 0)
@@ -477,6 +377,7 @@ monitor_local_commit (struct monitor *m, const struct monitor_commit *c,
                          c->hosts_fd };
   int *mine[] = { &m->egress.http, &m->egress.socks, &m->egress.netns,
                   &m->egress.resolv, &m->egress.hosts };
+  struct child_error cerr = { 0 };
   size_t i;
 
   if (m->req->egress == NULL)
@@ -486,8 +387,8 @@ monitor_local_commit (struct monitor *m, const struct monitor_commit *c,
   for (i = 0; i < 5; i++)
     if (theirs[i] >= 0 && (*mine[i] = fcntl (theirs[i], F_DUPFD_CLOEXEC, 3)) < 0)
       return agentrt_error (err, errno, "monitor: the egress fds");
-  if (monitor_start_sidecar (m) < 0)
-    return agentrt_error (err, errno, "start the egress sidecar");
+  if (monitor_start_sidecar (m, &cerr) < 0)
+    return agentrt_error_verbatim (err, cerr.status, cerr.msg);
   return 0;
 }
 
@@ -512,6 +413,7 @@ monitor_local_free (struct monitor *m)
     close (m->pidfd);
   if (m->timerfd >= 0)
     close (m->timerfd);
+  audit_trail_release (&m->trail);
   if (l->req.audit_fd >= 0)
     close (l->req.audit_fd);
   cgroup_watch_free (m->watch);

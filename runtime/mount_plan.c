@@ -12,6 +12,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "runtime/lsm_selinux.h"
+#include "runtime/mount_idmap.h"
 #include "runtime/mount_plan.h"
 #include "runtime/policy/host_view.h"
 #include "runtime/policy/paths.h"
@@ -28,7 +29,7 @@ enum opt_effect
   OPT_PROPAGATION,
   OPT_COPYUP,
   OPT_SB_FLAG,   /* a superblock flag fsconfig understands */
-  OPT_UNSUPPORTED,
+  OPT_IDMAP,     /* idmap (ridmap: recursive) */
 };
 
 struct mount_option
@@ -100,20 +101,16 @@ static const struct mount_option mount_options[] = {
   { "remount", OPT_NOOP, 0, false, false },
   { "z", OPT_NOOP, 0, false, false }, /* SELinux relabel: done by the engine */
   { "Z", OPT_NOOP, 0, false, false },
-  { "idmap", OPT_UNSUPPORTED, 0, false, false },
-  { "ridmap", OPT_UNSUPPORTED, 0, false, false },
+  { "idmap", OPT_IDMAP, 0, false, false },
+  { "ridmap", OPT_IDMAP, 0, false, true },
 };
 
 const char *
 mount_plan_option_name (size_t i)
 {
-  while (i < sizeof mount_options / sizeof mount_options[0])
-    {
-      if (mount_options[i].effect != OPT_UNSUPPORTED)
-        return mount_options[i].name;
-      i++;
-    }
-  return NULL;
+  return i < sizeof mount_options / sizeof mount_options[0]
+             ? mount_options[i].name
+             : NULL;
 }
 
 static const struct mount_option *
@@ -234,10 +231,10 @@ parse_options (struct mount_plan *plan, const struct str_list *options,
         case OPT_SB_FLAG:
           add_param (step, o->name, NULL);
           break;
-        case OPT_UNSUPPORTED:
-          return agentrt_error (err, ENOTSUP,
-                                "mounts[%zu].options[%zu]: mount option `%s` "
-                                "is not supported", index, i, name);
+        case OPT_IDMAP:
+          step->idmap = true;
+          step->idmap_recursive = o->recursive;
+          break;
         }
     }
   return 0;
@@ -313,9 +310,10 @@ plan_bind_source (struct mount_plan *plan, struct mount_step *step,
 }
 
 static int
-plan_one (struct mount_plan *plan, const struct oci_mount *m,
-          const char *bundle, const struct host_view *judged,
-          const char *mount_label, size_t index, agentrt_error_t *err)
+plan_one (struct mount_plan *plan, const struct oci_config *config,
+          const struct oci_mount *m, const char *bundle,
+          const struct host_view *judged, const char *mount_label,
+          size_t index, agentrt_error_t *err)
 {
   struct mount_step *step;
 
@@ -335,12 +333,16 @@ plan_one (struct mount_plan *plan, const struct oci_mount *m,
       return -1;
     }
   plan->n_steps++;
+  /* mappings without the option are an idmap all the same */
   if (m->n_uid_mappings || m->n_gid_mappings)
-    return agentrt_error (err, ENOTSUP, "mounts[%zu]: id-mapped mounts are "
-                          "not supported", index);
-
+    step->idmap = true;
+  if (step->kind == MOUNT_KIND_BIND
+      && plan_bind_source (plan, step, m, bundle, judged, index, err) < 0)
+    return -1;
+  if (step->idmap)
+    return mount_idmap_apply (plan, step, m, config, index, err);
   if (step->kind == MOUNT_KIND_BIND)
-    return plan_bind_source (plan, step, m, bundle, judged, index, err);
+    return 0;
 
   if (m->type == NULL || m->type[0] == '\0')
     return agentrt_error (err, 0, "mounts[%zu].type: required for a "
@@ -364,6 +366,7 @@ mount_plan_build (const struct oci_config *config, const char *bundle,
   size_t i;
 
   memset (plan, 0, sizeof *plan);
+  plan->container_userns_fd = -1;
   if (config->linux_cfg && config->linux_cfg->mount_label
       && selinux_enabled ())
     label = config->linux_cfg->mount_label;
@@ -371,7 +374,7 @@ mount_plan_build (const struct oci_config *config, const char *bundle,
   for (i = 0; i < config->n_mounts; i++)
     {
       const struct oci_mount *m = &config->mounts[i];
-      if (plan_one (plan, m, bundle, judged, label, i, err) < 0)
+      if (plan_one (plan, config, m, bundle, judged, label, i, err) < 0)
         {
           mount_plan_free (plan);
           return -1;
@@ -421,5 +424,8 @@ mount_plan_free (struct mount_plan *plan)
   for (i = 0; i < plan->n_strings; i++)
     free (plan->strings[i]);
   free (plan->strings);
+  if (plan->container_userns_fd >= 0)
+    close (plan->container_userns_fd);
   memset (plan, 0, sizeof *plan);
+  plan->container_userns_fd = -1;
 }

@@ -38,6 +38,8 @@ struct mount_step
                               the init clones `source` itself) */
   bool deferred;           /* made after the agent's network namespace is
                               in place (sysfs shows the caller's) */
+  bool idmap;              /* idmap/ridmap (set on tree_fd by the runtime) */
+  bool idmap_recursive;
   const char *fstype;
   bool recursive;          /* rbind */
   bool dest_is_file;       /* the mountpoint to create is a file */
@@ -61,6 +63,7 @@ struct mount_plan
   bool has_pts;       /* /dev/pts is a devpts mount (for the ptmx link) */
   char **strings;     /* owned strings the steps point into */
   size_t n_strings;
+  int container_userns_fd; /* the container's mappings, for idmap (or -1) */
 };
 
 struct host_view;

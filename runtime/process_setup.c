@@ -16,6 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "runtime/id_list.h"
 #include "runtime/path_resolve.h"
 #include "runtime/process_setup.h"
 
@@ -103,35 +104,16 @@ static int
 parse_cpu_list (const char *list, cpu_set_t *set, const char *field,
                 agentrt_error_t *err)
 {
-  const char *p = list;
+  unsigned long bits[CPU_SETSIZE / ID_LIST_WORD_BITS];
+  size_t i;
+
+  if (id_list_parse (list, bits, CPU_SETSIZE, NULL) < 0)
+    return agentrt_error (err, 0, "%s: invalid cpu list `%s`", field, list);
   CPU_ZERO (set);
-  while (*p)
-    {
-      char *end;
-      unsigned long a = strtoul (p, &end, 10), b;
-      if (end == p)
-        goto bad;
-      b = a;
-      if (*end == '-')
-        {
-          p = end + 1;
-          b = strtoul (p, &end, 10);
-          if (end == p || b < a)
-            goto bad;
-        }
-      if (b >= CPU_SETSIZE)
-        goto bad;
-      for (; a <= b; a++)
-        CPU_SET (a, set);
-      if (*end == ',')
-        end++;
-      else if (*end != '\0')
-        goto bad;
-      p = end;
-    }
+  for (i = 0; i < CPU_SETSIZE; i++)
+    if (id_list_has (bits, i))
+      CPU_SET (i, set);
   return 0;
-bad:
-  return agentrt_error (err, 0, "%s: invalid cpu list `%s`", field, list);
 }
 
 static bool
@@ -396,6 +378,8 @@ process_apply_limits (const struct process_spec *spec, struct child_error *cerr)
   if (spec->has_ioprio
       && syscall (SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, spec->ioprio) < 0)
     return child_error (cerr, errno, "process.ioPriority");
+  if (mempolicy_apply (&spec->mempolicy, cerr) < 0)
+    return -1;
   if (spec->has_final_affinity
       && sched_setaffinity (0, sizeof spec->final_affinity,
                             &spec->final_affinity)

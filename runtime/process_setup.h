@@ -16,6 +16,7 @@
 #include "oci/config.h"
 #include "runtime/caps.h"
 #include "runtime/child_error.h"
+#include "runtime/mempolicy.h"
 
 struct rlimit_entry
 {
@@ -58,6 +59,7 @@ struct process_spec
   int ioprio;
   bool has_final_affinity;
   cpu_set_t final_affinity;
+  struct mempolicy_spec mempolicy; /* linux.memoryPolicy (the container's) */
   const char *cwd;
   char **argv; /* NULL-terminated */
   /* { "agentrt-exec-stub", <path, filled in by the child>, argv..., NULL } */

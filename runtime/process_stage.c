@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -121,6 +122,38 @@ load_seccomp (const struct process_stage *ps, struct child_error *cerr)
   return sync_expect (ps->sync_sock, SYNC_SECCOMP_DONE, &msg, NULL, NULL, cerr);
 }
 
+/* The process's stdio comes from its caller (pipes, files, sockets made
+ * by the engine or the shell) and belongs to them: it is handed to the
+ * process's user and group, as crun does, so that a process that is not
+ * root may reopen /dev/stdout.  Terminals and other devices keep their
+ * owner; an owner or id the user namespace cannot map (EINVAL, EPERM) or a
+ * read-only file (EROFS) is left as it is.  Without chown_stdio_files only
+ * pipes and sockets change owner: a host file redirected into a hardened
+ * container stays its owner's. */
+static int
+chown_stdio (const struct process_stage *ps, struct child_error *cerr)
+{
+  const struct process_spec *p = ps->process;
+  struct stat st;
+  int fd;
+
+  for (fd = 0; fd < 3; fd++)
+    {
+      if (fstat (fd, &st) < 0)
+        continue; /* closed */
+      if (!S_ISFIFO (st.st_mode) && !S_ISSOCK (st.st_mode)
+          && !(S_ISREG (st.st_mode) && ps->chown_stdio_files))
+        continue;
+      if ((st.st_uid == p->uid && st.st_gid == p->gid)
+          || fchown (fd, p->uid, p->gid) == 0 || errno == EINVAL
+          || errno == EPERM || errno == EROFS)
+        continue;
+      return child_error (cerr, errno, "give stdio (fd %d) to %u:%u", fd,
+                          (unsigned) p->uid, (unsigned) p->gid);
+    }
+  return 0;
+}
+
 int
 process_stage_prepare (const struct process_stage *ps, int procfd, char *exe,
                        size_t exe_len, struct child_error *cerr)
@@ -128,6 +161,11 @@ process_stage_prepare (const struct process_stage *ps, int procfd, char *exe,
   const struct process_spec *p = ps->process;
   bool cwd_deferred = false;
 
+  /* A session (and process group) of its own, inside the container's pid
+   * namespace, as runc and crun do: the caller's would read as 0 there
+   * (getpgrp).  With a terminal, becoming its controller did that. */
+  if (!ps->terminal && setsid () < 0)
+    return child_error (cerr, errno, "setsid");
   if (process_apply_labels (p, procfd, cerr) < 0)
     return -1;
   if (p->new_keyring
@@ -139,6 +177,8 @@ process_stage_prepare (const struct process_stage *ps, int procfd, char *exe,
   /* Nothing but the preserved fds may reach the container's program. */
   if (syscall (SYS_close_range, 3 + p->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
     return child_error (cerr, errno, "mark fds close-on-exec");
+  if (chown_stdio (ps, cerr) < 0)
+    return -1;
   /* Before any filter: the bundle's may not allow stat(2) or getcwd(2). */
   if (process_find_executable (p, exe, exe_len, cerr) < 0
       || process_enter_cwd (p, false, &cwd_deferred, cerr) < 0)

@@ -1,7 +1,7 @@
 /* The last steps of any container process, the init's and exec'd ones
- * alike: its terminal, then labels, limits, fd hygiene, seccomp, the user
- * switch and the cwd, up to the executable to run.  Between clone and exec:
- * nothing allocates. */
+ * alike: its terminal, then labels, limits, fd hygiene, its stdio's owner,
+ * seccomp, the user switch and the cwd, up to the executable to run.
+ * Between clone and exec: nothing allocates. */
 #ifndef AGENTRT_PROCESS_STAGE_H
 #define AGENTRT_PROCESS_STAGE_H
 
@@ -18,6 +18,8 @@ struct process_stage
   int stub_fd; /* the sealed exec stub the program is reached through */
   bool stub_required; /* hardened: no direct execve when the bundle's
                          seccomp filter denies execveat */
+  bool chown_stdio_files; /* not hardened: stdio that is a regular file is
+                             given to the user too, not only pipes */
   const struct process_spec *process;
   const struct seccomp_program *const *seccomp; /* in load order */
   size_t n_seccomp;

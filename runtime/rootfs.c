@@ -77,9 +77,11 @@ set_propagation (int mfd, unsigned long propagation, bool recursive)
                         &attr, sizeof attr);
 }
 
-/* A new filesystem instance, detached, with its parameters applied. */
+/* A new filesystem instance, detached, with its parameters applied (and,
+ * when not NULL, mode= last). */
 static int
-make_fs_mount (const struct mount_step *s, struct child_error *cerr)
+make_fs_mount_mode (const struct mount_step *s, const char *mode,
+                    struct child_error *cerr)
 {
   int fsfd, mfd;
   size_t i;
@@ -106,6 +108,12 @@ make_fs_mount (const struct mount_step *s, struct child_error *cerr)
           return -1;
         }
     }
+  if (mode && fsconfig (fsfd, FSCONFIG_SET_STRING, "mode", mode, 0) < 0)
+    {
+      fs_error (cerr, fsfd, errno, "mount option mode", s->destination);
+      close (fsfd);
+      return -1;
+    }
   if (fsconfig (fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
     {
       fs_error (cerr, fsfd, errno, "mount", s->destination);
@@ -118,6 +126,37 @@ make_fs_mount (const struct mount_step *s, struct child_error *cerr)
     fs_error (cerr, fsfd, errno, "mount", s->destination);
   close (fsfd);
   return mfd;
+}
+
+static int
+make_fs_mount (const struct mount_step *s, struct child_error *cerr)
+{
+  return make_fs_mount_mode (s, NULL, cerr);
+}
+
+/* A tmpfs without mode= takes the mode of the directory it covers, as runc
+ * and crun do: it would be 1777, and a 0700 directory open to everyone.
+ * Looked up before the mountpoint is made: a new one keeps the default.
+ * Writes "0700"-like text into mode; false when there is nothing to keep. */
+static bool
+tmpfs_covered_mode (int rootfd, const struct mount_step *s, char *mode,
+                    size_t len)
+{
+  struct stat st;
+  size_t i;
+  int fd, r;
+
+  if (s->kind != MOUNT_KIND_FS || strcmp (s->fstype, "tmpfs") != 0)
+    return false;
+  for (i = 0; i < s->n_params; i++)
+    if (strcmp (s->params[i].key, "mode") == 0)
+      return false;
+  fd = path_open_in_root (rootfd, s->destination, O_PATH | O_DIRECTORY);
+  if (fd < 0)
+    return false;
+  r = fstat (fd, &st);
+  close (fd);
+  return r == 0 && snprintf (mode, len, "%04o", st.st_mode & 07777) < (int) len;
 }
 
 static int
@@ -209,6 +248,8 @@ static int
 mount_step (int rootfd, const struct mount_step *s, struct child_error *cerr)
 {
   int destfd, mfd = -1, hidden = -1, r = -1;
+  char mode[8];
+  bool keep_mode = tmpfs_covered_mode (rootfd, s, mode, sizeof mode);
 
   destfd = resolve_destination (rootfd, s, cerr);
   if (destfd < 0)
@@ -232,7 +273,7 @@ mount_step (int rootfd, const struct mount_step *s, struct child_error *cerr)
     mfd = make_bind_mount (s->source, s->recursive, s->destination, cerr);
   else
     {
-      mfd = make_fs_mount (s, cerr);
+      mfd = make_fs_mount_mode (s, keep_mode ? mode : NULL, cerr);
       if (mfd < 0 && sysfs_needs_bind (s, cerr->status))
         mfd = make_bind_mount ("/sys", true, s->destination, cerr);
     }

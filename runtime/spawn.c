@@ -14,6 +14,7 @@
 
 #include "common/cleanup.h"
 #include "runtime/spawn.h"
+#include "runtime/userns.h"
 #include "runtime/sync.h"
 
 #ifndef CLONE_NEWTIME
@@ -86,38 +87,15 @@ early_flags (const struct ns_plan *ns)
 }
 
 static int
-write_map (pid_t pid, const char *file, const struct oci_id_mapping *map,
-           size_t n, agentrt_error_t *err)
-{
-  char path[64], buf[4096];
-  size_t len = 0, i;
-  cleanup_close int fd = -1;
-
-  for (i = 0; i < n; i++)
-    {
-      int w = snprintf (buf + len, sizeof buf - len, "%u %u %u\n",
-                        map[i].container_id, map[i].host_id, map[i].size);
-      if (w < 0 || (size_t) w >= sizeof buf - len)
-        return agentrt_error (err, E2BIG, "linux.%s: too many entries",
-                              strcmp (file, "uid_map") ? "gidMappings"
-                                                       : "uidMappings");
-      len += (size_t) w;
-    }
-  snprintf (path, sizeof path, "/proc/%d/%s", pid, file);
-  fd = open (path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0 || write (fd, buf, len) != (ssize_t) len)
-    return agentrt_error (err, errno, "write `%s`", path);
-  return 0;
-}
-
-static int
 write_id_maps (const struct spawn_request *req, pid_t pid, agentrt_error_t *err)
 {
   if (req->n_uid_map
-      && write_map (pid, "uid_map", req->uid_map, req->n_uid_map, err) < 0)
+      && userns_write_map (pid, "uid_map", req->uid_map, req->n_uid_map,
+                           "linux.uidMappings", err) < 0)
     return -1;
   if (req->n_gid_map
-      && write_map (pid, "gid_map", req->gid_map, req->n_gid_map, err) < 0)
+      && userns_write_map (pid, "gid_map", req->gid_map, req->n_gid_map,
+                           "linux.gidMappings", err) < 0)
     return -1;
   return 0;
 }

@@ -83,13 +83,17 @@ sync_recv_from (int sock, struct sync_msg *msg, int *fds, int *nfds,
                        .msg_controllen = sizeof control.buf };
   struct cmsghdr *c;
   ssize_t n;
-  int i, count = 0;
+  int i, count = 0, reset_seen = 0;
 
   for (i = 0; fds && i < SYNC_MAX_FDS; i++)
     fds[i] = -1;
+  /* A peer that exits with one of our messages unread leaves ECONNRESET
+     pending, and a seqpacket receive reports it before the messages the
+     peer sent first (its error report, say); the error is consumed by
+     being reported, so the next receive returns them. */
   do
     n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
+  while (n < 0 && (errno == EINTR || (errno == ECONNRESET && !reset_seen++)));
   if (n < 0)
     return -errno;
   if (n == 0)

@@ -11,35 +11,6 @@
 #define ALLOWLIST_MAX_ENTRIES 1024
 #define ALLOWLIST_MAX_SPEC (64 * 1024)
 
-/* Suffixes under which anyone can register or publish a name: a wildcard
- * over one of them lets an agent reach hosts an attacker controls.  Every
- * single-label suffix (a TLD) is refused as well.  This is a short list of
- * the common multi-label ones, not the full Public Suffix List. */
-static const char *const public_suffixes[] = {
-  "co.uk", "org.uk", "ac.uk", "gov.uk", "me.uk", "ltd.uk", "plc.uk",
-  "com.au", "net.au", "org.au", "edu.au", "gov.au", "co.nz", "org.nz",
-  "co.jp", "ne.jp", "or.jp", "ac.jp", "co.kr", "or.kr", "com.cn", "net.cn",
-  "org.cn", "com.tw", "com.hk", "com.sg", "co.in", "net.in", "org.in",
-  "co.za", "com.br", "net.br", "com.mx", "com.ar", "com.tr", "co.il",
-  "com.ua", "co.id", "com.my", "com.ph", "com.vn", "com.pl", "eu.org",
-  "github.io", "githubusercontent.com", "gitlab.io", "pages.dev",
-  "workers.dev", "vercel.app", "netlify.app", "herokuapp.com",
-  "appspot.com", "web.app", "firebaseapp.com", "blogspot.com",
-  "cloudfront.net", "azurewebsites.net", "ngrok.io", "ngrok-free.app",
-  "glitch.me", "repl.co", "fly.dev", "onrender.com", "s3.amazonaws.com",
-};
-
-static bool
-is_public_suffix (const char *name)
-{
-  if (strchr (name, '.') == NULL)
-    return true;
-  for (size_t i = 0; i < sizeof (public_suffixes) / sizeof (*public_suffixes); i++)
-    if (strcmp (name, public_suffixes[i]) == 0)
-      return true;
-  return false;
-}
-
 /* "ADDR" or "ADDR/PREFIX" (v4 dotted quad or v6), host bits clear. */
 static const char *
 parse_net (const char *s, size_t len, bool v6, struct allow_entry *e)
@@ -143,20 +114,20 @@ parse_name (const char *s, size_t len, bool allow_broad, struct allow_entry *e)
       e->prefix = 32;
       return NULL;
     }
-  if (wildcard && !allow_broad && is_public_suffix (h.name))
-    return "too broad (wildcard over a public suffix)";
+  if (wildcard && !allow_broad && strchr (h.name, '.') == NULL)
+    return "too broad (wildcard over a top-level domain)";
   e->kind = wildcard ? ALLOW_SUFFIX : ALLOW_NAME;
   e->name = xstrdup (h.name);
   return NULL;
 }
 
 static const char *
-parse_entry (const char *s, size_t len, bool allow_broad, struct allow_entry *e)
+parse_entry_syntax (const char *s, size_t len, bool allow_broad,
+                    struct allow_entry *e)
 {
   const char *colon = memchr (s, ':', len);
   const char *why;
 
-  memset (e, 0, sizeof (*e));
   if (len == 0)
     return "empty entry";
   if (s[0] == '[')
@@ -169,6 +140,38 @@ parse_entry (const char *s, size_t len, bool allow_broad, struct allow_entry *e)
   if (why)
     return why;
   return parse_port (colon + 1, len - (size_t) (colon - s) - 1, e);
+}
+
+/* IPv4 written as IPv6 (::ffff:0.0.0.0/96 is the IPv4 internet) is as
+ * broad as the IPv4 network it spans. */
+bool
+allowlist_entry_broad (const struct allow_entry *e)
+{
+  unsigned v4;
+
+  if (e->kind == ALLOW_ANY)
+    return true;
+  if (e->kind != ALLOW_NET)
+    return false;
+  if (e->net.family == AF_INET)
+    return e->prefix < ALLOWLIST_MIN_PREFIX_V4;
+  if (netaddr_ipv4_span (&e->net, e->prefix, &v4))
+    return v4 < ALLOWLIST_MIN_PREFIX_V4;
+  return e->prefix < ALLOWLIST_MIN_PREFIX_V6;
+}
+
+static const char *
+parse_entry (const char *s, size_t len, bool allow_broad, struct allow_entry *e)
+{
+  const char *why;
+
+  memset (e, 0, sizeof (*e));
+  why = parse_entry_syntax (s, len, allow_broad, e);
+  if (why || allow_broad || e->kind != ALLOW_NET || !allowlist_entry_broad (e))
+    return why;
+  return e->net.family == AF_INET || e->prefix >= ALLOWLIST_MIN_PREFIX_V6
+             ? "too broad (a CIDR wider than /16 of IPv4)"
+             : "too broad (a CIDR wider than /48)";
 }
 
 void
@@ -244,15 +247,36 @@ port_ok (const struct allow_entry *e, uint16_t port)
   return e->port ? e->port == port : (port == 80 || port == 443);
 }
 
-bool
-allowlist_match_addr (const struct allowlist *al, const struct netaddr *addr,
-                      uint16_t port)
+/* Is addr:port within an IP or CIDR entry? */
+static bool
+net_listed (const struct allowlist *al, const struct netaddr *addr,
+            uint16_t port)
 {
   for (size_t i = 0; i < al->n; i++)
     {
       const struct allow_entry *e = &al->entries[i];
       if (e->kind == ALLOW_NET && port_ok (e, port)
           && netaddr_in_prefix (addr, &e->net, e->prefix))
+        return true;
+    }
+  return false;
+}
+
+bool
+allowlist_unlocks (const struct allowlist *al, const struct netaddr *addr,
+                   uint16_t port)
+{
+  struct addr_block block;
+
+  if (netaddr_classify_block (addr, &block) == ADDR_PUBLIC)
+    return false;
+  for (size_t i = 0; i < al->n; i++)
+    {
+      const struct allow_entry *e = &al->entries[i];
+      if (e->kind == ALLOW_NET && port_ok (e, port) && !allowlist_entry_broad (e)
+          && netaddr_in_prefix (addr, &e->net, e->prefix)
+          && e->prefix >= block.prefix
+          && netaddr_in_prefix (&e->net, &block.net, block.prefix))
         return true;
     }
   return false;
@@ -274,7 +298,7 @@ allowlist_match_name (const struct allowlist *al, const char *host, uint16_t por
 
   if (host_parse (host, strlen (host), true, &h) != NULL)
     return false;
-  if (h.is_addr && allowlist_match_addr (al, &h.addr, port))
+  if (h.is_addr && net_listed (al, &h.addr, port))
     return true;
   nlen = strlen (h.name);
   for (size_t i = 0; i < al->n; i++)

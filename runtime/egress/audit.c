@@ -1,14 +1,21 @@
 /* The audit line of one upstream connection (or one refused attempt),
  * written to the audit fd when it ends: who, where, what was decided and
- * how many bytes crossed.  Nothing from the payload or the headers. */
+ * how many bytes crossed.  Nothing from the payload or the headers.  When
+ * a line cannot be written the proxy fails closed (see audit_write in
+ * egress.h); the line that ends that says how many records were lost. */
 #include "config.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/uio.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "common/io.h"
 #include "egress.h"
 #include "oci/json_writer.h"
+#include "runtime/fault.h"
 
 /* RFC 3339 in UTC with milliseconds.  Written by hand: gmtime_r may read
  * /etc/localtime on first use, which the sandbox forbids. */
@@ -39,29 +46,148 @@ format_time (const struct timespec *ts, char *buf, size_t size)
             (int) (ts->tv_nsec / 1000000));
 }
 
-void
-audit_write (struct conn *c)
+/* stdio is off limits under the seccomp filter (it may fstat): format
+ * and write(2) to stderr. */
+static void __attribute__ ((format (printf, 1, 2)))
+say (const char *fmt, ...)
+{
+  char msg[256];
+  va_list ap;
+  int n;
+
+  va_start (ap, fmt);
+  n = vsnprintf (msg, sizeof (msg), fmt, ap);
+  va_end (ap);
+  if (n > (int) sizeof (msg) - 1)
+    n = (int) sizeof (msg) - 1;
+  (void) io_write_all (STDERR_FILENO, msg, (size_t) n, NULL);
+}
+
+/* A line and its newline, whole (see audit_write).  A newline first when
+ * an earlier short write left a broken line. */
+static int
+write_line (struct egress *eg, const char *line, size_t len)
+{
+  size_t done = 0;
+
+  if (eg->audit_partial)
+    {
+      if (fault_fail ("egress:audit-write") < 0
+          || io_write_all (eg->opt.audit_fd, "\n", 1, NULL) < 0)
+        return -1;
+      eg->audit_partial = false;
+    }
+  if (fault_fail ("egress:audit-write") < 0)
+    return -1;
+  if (io_write_all (eg->opt.audit_fd, line, len, &done) == 0)
+    return 0;
+  eg->audit_partial = done > 0;
+  return -1;
+}
+
+static struct json_writer *
+begin (const struct egress_options *o, const struct timespec *ts, const char *event)
+{
+  struct json_writer *w = json_writer_new (false);
+  char when[64];
+
+  format_time (ts, when, sizeof (when));
+  json_begin_object (w);
+  json_kv_string (w, "time", when);
+  json_kv_string (w, "event", event);
+  json_kv_string (w, "id", o->id);
+  return w;
+}
+
+static void
+audit_failed (struct egress *eg, int error)
+{
+  eg->audit_lost++;
+  if (eg->audit_failed)
+    return;
+  eg->audit_failed = true;
+  eg->audit_shut = false;
+  eg->audit_errno = error;
+  say ("agentrt-egress: the audit trail cannot be written (%s): no "
+       "connection is relayed until it can\n", strerror (error));
+}
+
+bool
+audit_ready (struct egress *eg)
 {
   struct json_writer *w;
-  char when[64], host[HOST_NAME_MAX_LEN + 1], addr[NETADDR_STR_LEN];
-  bool have_host = c->host.is_addr || c->host.name[0];
-  bool have_addr = c->naddrs > 0;
-  struct iovec iov[2];
+  struct timespec now;
+  size_t len;
+  char *line;
+  int r;
+
+  if (!eg->audit_failed)
+    return true;
+  clock_gettime (CLOCK_REALTIME, &now);
+  w = begin (&eg->opt, &now, "audit");
+  json_kv_uint (w, "lost", eg->audit_lost);
+  json_kv_string (w, "error", strerror (eg->audit_errno));
+  json_kv_string (w, "detail", "the egress proxy could not write its audit "
+                               "trail: `lost` connection records are missing, "
+                               "and it relayed nothing meanwhile");
+  line = json_writer_finish_line (w, &len);
+  r = write_line (eg, line, len);
+  free (line);
+  if (r < 0)
+    return false;
+  eg->audit_failed = false;
+  eg->audit_lost = 0;
+  say ("agentrt-egress: the audit trail is written again\n");
+  return true;
+}
+
+void
+audit_say (const char *message)
+{
+  say ("%s\n", message);
+}
+
+void
+audit_stopped (const struct egress_options *o, const char *message)
+{
+  struct json_writer *w;
+  struct timespec now;
   size_t len;
   char *line;
 
-  if (c->eg->opt.audit_fd < 0)
+  if (o->audit_fd < 0 || o->id == NULL)
     return;
-  format_time (&c->start_rt, when, sizeof (when));
+  clock_gettime (CLOCK_REALTIME, &now);
+  w = begin (o, &now, "sidecar");
+  json_kv_string (w, "detail", message);
+  line = json_writer_finish_line (w, &len);
+  (void) io_write_all (o->audit_fd, line, len, NULL); /* it exits anyway */
+  free (line);
+}
+
+void
+audit_write (struct conn *c)
+{
+  struct egress *eg = c->eg;
+  struct json_writer *w;
+  char host[HOST_NAME_MAX_LEN + 1], addr[NETADDR_STR_LEN];
+  bool have_host = c->host.is_addr || c->host.name[0];
+  bool have_addr = c->naddrs > 0;
+  size_t len;
+  char *line;
+
+  if (eg->opt.audit_fd < 0)
+    return;
+  if (!audit_ready (eg))
+    {
+      eg->audit_lost++;
+      return;
+    }
   if (have_host)
     host_format (&c->host, false, host);
   if (have_addr)
     netaddr_format (&c->addrs[c->next_addr ? c->next_addr - 1 : 0], addr);
-  w = json_writer_new (false);
-  json_begin_object (w);
-  json_kv_string (w, "time", when);
-  json_kv_string (w, "event", "egress");
-  json_kv_string (w, "id", c->eg->opt.id);
+  w = begin (&eg->opt, &c->start_rt, "egress");
   json_kv_string (w, "proto", c->proto);
   json_kv_string (w, "host", have_host ? host : NULL);
   json_key (w, "port");
@@ -74,13 +200,9 @@ audit_write (struct conn *c)
   json_kv_string (w, "reason", c->reason ? c->reason : "ok");
   json_kv_uint (w, "bytes_up", c->bytes_up);
   json_kv_uint (w, "bytes_down", c->bytes_down);
-  json_kv_uint (w, "duration_ms", c->eg->now_ms - c->start_ms);
-  json_end_object (w);
-  line = json_writer_finish (w, &len);
-  iov[0] = (struct iovec){ line, len };
-  iov[1] = (struct iovec){ "\n", 1 };
-  /* One writev: with O_APPEND the line lands whole.  A full or broken
-   * audit pipe must not stop forwarding; the runtime notices a dead reader. */
-  (void) !writev (c->eg->opt.audit_fd, iov, 2);
+  json_kv_uint (w, "duration_ms", eg->now_ms - c->start_ms);
+  line = json_writer_finish_line (w, &len);
+  if (write_line (eg, line, len) < 0)
+    audit_failed (eg, errno);
   free (line);
 }

@@ -28,19 +28,6 @@
 
 #define container_of(p, type, member) ((type *) ((char *) (p) - offsetof (type, member)))
 
-static const char *const address_reasons[] = {
-  [ADDR_PUBLIC] = "address-public",
-  [ADDR_UNSPECIFIED] = "address-unspecified",
-  [ADDR_THIS_NETWORK] = "address-this-network",
-  [ADDR_LOOPBACK] = "address-loopback",
-  [ADDR_LINK_LOCAL] = "address-link-local",
-  [ADDR_PRIVATE] = "address-private",
-  [ADDR_CGNAT] = "address-cgnat",
-  [ADDR_MULTICAST] = "address-multicast",
-  [ADDR_BROADCAST] = "address-broadcast",
-  [ADDR_RESERVED] = "address-reserved",
-};
-
 void
 conn_record_start (struct conn *c)
 {
@@ -382,8 +369,8 @@ connect_next (struct conn *c)
   target_fail (c, 502, SOCKS5_REFUSED, "allow", "connect-failed");
 }
 
-/* The address policy: every address must be public, or be named by an IP
- * or CIDR entry of the allowlist. */
+/* The address policy: every address must be public, or be unlocked by an
+ * IP or CIDR entry of the allowlist inside its special-purpose block. */
 static void
 check_and_connect (struct conn *c)
 {
@@ -391,10 +378,10 @@ check_and_connect (struct conn *c)
     {
       enum addr_class cls = netaddr_classify (&c->addrs[i]);
 
-      if (cls != ADDR_PUBLIC && !allowlist_match_addr (c->eg->allow, &c->addrs[i], c->port))
+      if (cls != ADDR_PUBLIC && !allowlist_unlocks (c->eg->allow, &c->addrs[i], c->port))
         {
           c->next_addr = i + 1; /* the audit line names this address */
-          target_fail (c, 403, SOCKS5_NOT_ALLOWED, "deny", address_reasons[cls]);
+          target_fail (c, 403, SOCKS5_NOT_ALLOWED, "deny", addr_class_reason (cls));
           return;
         }
     }
@@ -452,18 +439,20 @@ drop_over_limit (struct egress *eg, int fd, enum conn_kind kind)
   audit_write (&c);
 }
 
-/* Just beyond --max-conns: a short refusal (503 for HTTP; SOCKS5 has no
- * message for it before the greeting), sent properly before closing. */
+/* Just beyond --max-conns, or while the audit trail cannot be written:
+ * a short refusal (503 for HTTP; SOCKS5 has no message for it before the
+ * greeting), sent properly before closing. */
 static void
-refuse_over_limit (struct conn *c)
+refuse_503 (struct conn *c, const char *reason, const char *why)
 {
-  static const char reply[] = "HTTP/1.1 503 Service Unavailable\r\n"
-                              "X-Agentrt-Denied: max-connections\r\nConnection: close\r\n"
-                              "Content-Length: 46\r\n\r\n"
-                              "agentrt-egress: denied: too many connections\n";
+  char reply[256];
+  int n = snprintf (reply, sizeof (reply),
+                    "HTTP/1.1 503 Service Unavailable\r\nX-Agentrt-Denied: %s\r\n"
+                    "Connection: close\r\nContent-Length: %zu\r\n\r\n"
+                    "agentrt-egress: denied: %s\n",
+                    reason, strlen ("agentrt-egress: denied: \n") + strlen (why), why);
 
-  conn_reply_close (c, "deny", "max-connections", reply,
-                    c->kind == KIND_HTTP ? sizeof (reply) - 1 : 0);
+  conn_reply_close (c, "deny", reason, reply, c->kind == KIND_HTTP ? (size_t) n : 0);
 }
 
 static void
@@ -529,10 +518,15 @@ conn_accept (struct egress *eg, int lfd, enum conn_kind kind)
         }
       if (eg->nconns >= eg->opt.max_conns + OVER_LIMIT_LINGER)
         drop_over_limit (eg, fd, kind);
+      else if (!audit_ready (eg))
+        {
+          if ((c = conn_new (eg, fd, kind)) != NULL)
+            refuse_503 (c, "audit-unavailable", "the audit trail cannot be written");
+        }
       else if (eg->nconns >= eg->opt.max_conns)
         {
           if ((c = conn_new (eg, fd, kind)) != NULL)
-            refuse_over_limit (c);
+            refuse_503 (c, "max-connections", "too many connections");
         }
       else if ((c = conn_new (eg, fd, kind)) != NULL)
         {

@@ -47,6 +47,7 @@
 #include "common/xalloc.h"
 #include "egress.h"
 #include "lockdown.h"
+#include "runtime/fault.h"
 #include "selftest.h"
 
 #define TICK_MS 250
@@ -274,9 +275,19 @@ watch_fd (struct egress *eg, int fd, struct ev_handler *h, void (*fn) (struct ev
 
 /* Closes every inherited fd above stderr that the contract does not name:
  * a stray directory or socket fd from the runtime must not reach the
- * sandbox (Landlock does not restrict fds opened before it). */
-static void
-close_other_fds (const struct egress_options *o)
+ * sandbox (Landlock does not restrict fds opened before it): a failure is
+ * fatal. */
+static int
+close_range_checked (unsigned first, unsigned last, agentrt_error_t *err)
+{
+  if (FAULT_CALL ("egress:close-range", close_range (first, last, 0)) < 0)
+    return agentrt_error (err, errno, "close the inherited fds %u..%u "
+                          "(close_range)", first, last);
+  return 0;
+}
+
+static int
+close_other_fds (const struct egress_options *o, agentrt_error_t *err)
 {
   int keep[] = { o->http_fd, o->socks_fd, o->init_pidfd, o->audit_fd, o->resolv_fd, o->hosts_fd };
   size_t n = sizeof (keep) / sizeof (*keep);
@@ -293,11 +304,11 @@ close_other_fds (const struct egress_options *o)
     {
       if (keep[i] < (int) next)
         continue;
-      if ((unsigned) keep[i] > next)
-        close_range (next, (unsigned) keep[i] - 1, 0);
+      if ((unsigned) keep[i] > next && close_range_checked (next, (unsigned) keep[i] - 1, err) < 0)
+        return -1;
       next = (unsigned) keep[i] + 1;
     }
-  close_range (next, ~0U, 0);
+  return close_range_checked (next, ~0U, err);
 }
 
 static int
@@ -307,7 +318,8 @@ setup (struct egress *eg, agentrt_error_t *err)
   size_t resolv_len = 0;
   sigset_t mask;
 
-  close_other_fds (&eg->opt);
+  if (close_other_fds (&eg->opt, err) < 0)
+    return -1;
   if (allowlist_parse (eg->opt.allow, eg->opt.allow_broad, &eg->allow, err) < 0)
     return -1;
   if (check_listener (eg->opt.http_fd, "--http-fd", err) < 0
@@ -322,11 +334,11 @@ setup (struct egress *eg, agentrt_error_t *err)
   resolv_conf_parse (resolv ? resolv : "", resolv_len, &eg->rc);
   free (resolv);
 
-  signal (SIGPIPE, SIG_IGN);
   sigemptyset (&mask);
   sigaddset (&mask, SIGTERM);
   sigaddset (&mask, SIGINT);
-  sigprocmask (SIG_BLOCK, &mask, NULL);
+  if (signal (SIGPIPE, SIG_IGN) == SIG_ERR || sigprocmask (SIG_BLOCK, &mask, NULL) < 0)
+    return agentrt_error (err, errno, "signals");
   eg->sigfd = signalfd (-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
   eg->epfd = epoll_create1 (EPOLL_CLOEXEC);
   if (eg->sigfd < 0 || eg->epfd < 0)
@@ -361,18 +373,38 @@ wait_events (struct egress *eg, struct epoll_event *events, int timeout_ms)
            && now_us () - start < eg->poll.cur_us)
       sched_yield ();
   if (n == 0)
-    n = epoll_wait (eg->epfd, events, MAX_EVENTS, timeout_ms);
+    n = FAULT_CALL ("egress:epoll-wait", epoll_wait (eg->epfd, events, MAX_EVENTS, timeout_ms));
   end = now_us ();
   poll_window_update (&eg->poll, end - start, n > 0);
   eg->now_ms = end / 1000;
   return n;
 }
 
+/* The audit trail failed (audit.c): what is being relayed would go
+ * unrecorded, so it is closed; the refusals being sent stay. */
 static void
+shut_unaudited (struct egress *eg)
+{
+  struct conn *c = eg->conns;
+
+  eg->audit_shut = true;
+  while (c)
+    {
+      struct conn *next = c->next;
+      if (c->phase != PHASE_LINGER)
+        conn_close (c, "audit-unavailable");
+      c = next;
+    }
+}
+
+/* The loop; a wait that fails for another reason than a signal stops it
+ * (it would spin, watching nothing): -1, errno. */
+static int
 run (struct egress *eg)
 {
   struct epoll_event events[MAX_EVENTS];
   uint64_t next_tick = 0;
+  int r = 0;
 
   eg->now_ms = egress_now_ms ();
   while (!eg->stop)
@@ -380,11 +412,19 @@ run (struct egress *eg)
       int timeout = (eg->nconns || eg->dns_pending || eg->idle_since_ms) ? TICK_MS : -1;
       int n = wait_events (eg, events, timeout);
 
+      if (n < 0 && errno != EINTR)
+        {
+          r = -1;
+          break;
+        }
+
       for (int i = 0; i < n && !eg->stop; i++)
         {
           struct ev_handler *h = events[i].data.ptr;
           h->fn (h, events[i].events);
         }
+      if (eg->audit_failed && !eg->audit_shut)
+        shut_unaudited (eg);
       if (eg->now_ms >= next_tick)
         {
           conn_timers (eg);
@@ -392,7 +432,15 @@ run (struct egress *eg)
         }
       conn_reap (eg);
     }
+  if (r < 0)
+    {
+      int saved = errno;
+      conn_close_all (eg);
+      errno = saved;
+      return -1;
+    }
   conn_close_all (eg);
+  return 0;
 }
 
 int
@@ -406,10 +454,24 @@ main (int argc, char **argv)
     return selftest_run (&eg.opt);
   if (setup (&eg, &err) < 0)
     {
+      /* before a connection was accepted: the agent has no egress, and
+       * the trail says why (stderr is /dev/null under the runtime) */
+      cleanup_free char *msg = xasprintf ("agentrt-egress cannot start: %s", err->msg);
+      audit_stopped (&eg.opt, msg);
       fprintf (stderr, "agentrt-egress: %s\n", err->msg);
+      allowlist_free (eg.allow); /* parsed before a later step failed */
+      free (eg.hosts);
       return 1;
     }
-  run (&eg);
+  if (run (&eg) < 0)
+    {
+      /* no fprintf: stdio may fstat, which the seccomp filter forbids */
+      cleanup_free char *msg = xasprintf ("agentrt-egress stops: epoll_wait: %s",
+                                          strerror (errno));
+      audit_stopped (&eg.opt, msg);
+      audit_say (msg);
+      return 1;
+    }
   pipes_free (&eg);
   allowlist_free (eg.allow);
   free (eg.hosts);

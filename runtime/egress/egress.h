@@ -68,6 +68,12 @@ struct egress
   uint64_t idle_since_ms; /* no connection since then; 0 once trimmed */
   bool stop, listeners_paused;
   struct ev_handler http_ev, socks_ev, pidfd_ev, signal_ev;
+  /* The audit trail could not be written (audit.c): no connection is
+   * relayed until it can again. */
+  bool audit_failed, audit_partial;
+  bool audit_shut; /* the open connections were closed for it */
+  int audit_errno;
+  uint64_t audit_lost; /* records not written since the last that was */
 };
 
 struct endpoint
@@ -210,7 +216,21 @@ void resolver_cancel (struct conn *c);
 void resolver_tick (struct conn *c);
 
 /* audit.c */
+/* The record of c.  A record that cannot be written (after EINTR and the
+ * rest of a short write were retried) puts the proxy in audit-failed mode:
+ * it says so on stderr, closes every connection it relays and refuses new
+ * ones (audit-unavailable) until a line goes through again. */
 void audit_write (struct conn *c);
+/* Whether the trail can be written: true unless in audit-failed mode and a
+ * line saying how many records were lost still cannot be written (it is
+ * tried each time: once it is written the mode ends). */
+bool audit_ready (struct egress *eg);
+/* The proxy cannot start, or stops for want of something (message): one
+ * "sidecar" line, best effort. */
+void audit_stopped (const struct egress_options *o, const char *message);
+/* message and a newline on stderr, without stdio (which the seccomp
+ * filter may not allow). */
+void audit_say (const char *message);
 
 /* Monotonic milliseconds. */
 uint64_t egress_now_ms (void);

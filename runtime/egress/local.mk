@@ -1,7 +1,9 @@
 # runtime/egress/: the egress proxy sidecar, agentrt-egress (installed in
 # $(pkglibexecdir), exec'd by the runtime with inherited fds), and
 # libegress.a, its pure code, shared with the unit tests and the runtime
-# (which validates the allowlist annotation with allowlist_parse).
+# (which validates the allowlist annotation with allowlist_parse, and
+# judges its wildcards against the Public Suffix List: public_suffix.c,
+# the one file here that reads a file).
 noinst_LIBRARIES += libegress.a
 libegress_a_SOURCES = \
 	runtime/egress/allowlist.c runtime/egress/allowlist.h \
@@ -10,7 +12,10 @@ libegress_a_SOURCES = \
 	runtime/egress/nameconf.c runtime/egress/nameconf.h \
 	runtime/egress/netaddr.c runtime/egress/netaddr.h \
 	runtime/egress/poll_window.c runtime/egress/poll_window.h \
-	runtime/egress/socks5.c runtime/egress/socks5.h
+	runtime/egress/public_suffix.c runtime/egress/public_suffix.h \
+	runtime/egress/punycode.c runtime/egress/punycode.h \
+	runtime/egress/socks5.c runtime/egress/socks5.h \
+	runtime/egress/suffix_cache.c runtime/egress/suffix_cache.h
 
 EGRESS_UNIT_LDADD = libegress.a libcommon.a
 
@@ -20,6 +25,7 @@ check_PROGRAMS += \
 	tests/unit/test-egress-http \
 	tests/unit/test-egress-netaddr \
 	tests/unit/test-egress-poll \
+	tests/unit/test-egress-public-suffix \
 	tests/unit/test-egress-socks5
 TESTS += \
 	tests/unit/test-egress-allowlist \
@@ -27,12 +33,14 @@ TESTS += \
 	tests/unit/test-egress-http \
 	tests/unit/test-egress-netaddr \
 	tests/unit/test-egress-poll \
+	tests/unit/test-egress-public-suffix \
 	tests/unit/test-egress-socks5
 tests_unit_test_egress_allowlist_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_dns_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_http_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_netaddr_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_poll_LDADD = $(EGRESS_UNIT_LDADD)
+tests_unit_test_egress_public_suffix_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_socks5_LDADD = $(EGRESS_UNIT_LDADD)
 
 pkglibexec_PROGRAMS = agentrt-egress
@@ -45,7 +53,8 @@ agentrt_egress_SOURCES = \
 	runtime/egress/proxy_socks.c \
 	runtime/egress/relay.c \
 	runtime/egress/resolver.c \
-	runtime/egress/selftest.c runtime/egress/selftest.h
+	runtime/egress/selftest.c runtime/egress/selftest.h \
+	runtime/fault.c runtime/fault.h
 agentrt_egress_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
 agentrt_egress_LDFLAGS = $(AM_LDFLAGS) $(EGRESS_LDFLAGS)
 agentrt_egress_LDADD = libegress.a liboci.a libcommon.a $(SECCOMP_LIBS)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "lockdown.h"
+#include "runtime/fault.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -79,7 +80,7 @@ lockdown_landlock (agentrt_error_t *err)
   fd = (int) syscall (SYS_landlock_create_ruleset, &attr, sizeof (attr), 0);
   if (fd < 0)
     return agentrt_error (err, errno, "Landlock: create ruleset (ABI %d)", abi);
-  if (syscall (SYS_landlock_restrict_self, fd, 0) < 0)
+  if (FAULT_CALL ("egress:landlock", syscall (SYS_landlock_restrict_self, fd, 0)) < 0)
     {
       int saved = errno;
       close (fd);
@@ -95,7 +96,7 @@ drop_capabilities (agentrt_error_t *err)
   struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
   struct __user_cap_data_struct data[2] = { { 0 } };
 
-  if (syscall (SYS_capset, &hdr, data) < 0)
+  if (FAULT_CALL ("egress:capset", syscall (SYS_capset, &hdr, data)) < 0)
     return agentrt_error (err, errno, "capabilities: clear");
   if (syscall (SYS_capget, &hdr, data) < 0)
     return agentrt_error (err, errno, "capabilities: read back");
@@ -119,16 +120,16 @@ drop_privileges (uid_t uid, gid_t gid, agentrt_error_t *err)
                               (unsigned) uid, (unsigned) gid);
       return drop_capabilities (err);
     }
-  if (setgroups (0, NULL) < 0)
+  if (FAULT_CALL ("egress:setgroups", setgroups (0, NULL)) < 0)
     return agentrt_error (err, errno, "privileges: setgroups");
-  if (setresgid (gid, gid, gid) < 0)
+  if (FAULT_CALL ("egress:setresgid", setresgid (gid, gid, gid)) < 0)
     return agentrt_error (err, errno, "privileges: setresgid %u", (unsigned) gid);
   for (int cap = 0; prctl (PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
-    if (prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+    if (FAULT_CALL ("egress:capbset", prctl (PR_CAPBSET_DROP, cap, 0, 0, 0)) < 0)
       return agentrt_error (err, errno, "privileges: drop capability %d from the bounding set", cap);
   if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
     return agentrt_error (err, errno, "privileges: clear ambient capabilities");
-  if (setresuid (uid, uid, uid) < 0)
+  if (FAULT_CALL ("egress:setresuid", setresuid (uid, uid, uid)) < 0)
     return agentrt_error (err, errno, "privileges: setresuid %u", (unsigned) uid);
   return drop_capabilities (err);
 }
@@ -162,15 +163,17 @@ lockdown_privileges (uid_t uid, gid_t gid, agentrt_error_t *err)
   sanitizer_prepare ();
 
   /* Many connections need many fds: raise the soft limit to the hard one. */
-  if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max)
+  if (getrlimit (RLIMIT_NOFILE, &rl) < 0)
+    return agentrt_error (err, errno, "getrlimit RLIMIT_NOFILE");
+  if (rl.rlim_cur < rl.rlim_max)
     {
       rl.rlim_cur = rl.rlim_max;
-      if (setrlimit (RLIMIT_NOFILE, &rl) < 0)
+      if (FAULT_CALL ("egress:setrlimit", setrlimit (RLIMIT_NOFILE, &rl)) < 0)
         return agentrt_error (err, errno, "setrlimit RLIMIT_NOFILE");
     }
   if (drop_privileges (uid, gid, err) < 0)
     return -1;
-  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+  if (FAULT_CALL ("egress:no-new-privs", prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) < 0)
     return agentrt_error (err, errno, "prctl PR_SET_NO_NEW_PRIVS");
   return 0;
 }
@@ -236,7 +239,7 @@ lockdown_seccomp (agentrt_error_t *err)
     return agentrt_error (err, ENOMEM, "seccomp: init");
   rc = allow_rules (ctx);
   if (rc == 0)
-    rc = seccomp_load (ctx);
+    rc = fault_fail ("egress:seccomp") < 0 ? -errno : seccomp_load (ctx);
   seccomp_release (ctx);
   if (rc < 0)
     return agentrt_error (err, -rc, "seccomp: load the egress filter");

@@ -1,8 +1,9 @@
 /* Network addresses and host names as the egress proxy sees them: strict
  * parsing of IP literals and host names (no numeric/octal/hex IPv4 forms,
  * no IPv6 zone ids), ports, and the classification of addresses into the
- * special-purpose ranges that are denied unless allowlisted literally.
- * Pure code: no I/O, no allocation. */
+ * special-purpose blocks (the IANA special-purpose registries, multicast,
+ * cloud metadata endpoints) that are denied unless an allowlist entry
+ * inside the block names them.  Pure code: no I/O, no allocation. */
 #ifndef AGENTRT_EGRESS_NETADDR_H
 #define AGENTRT_EGRESS_NETADDR_H
 
@@ -32,7 +33,7 @@ struct host
 };
 
 /* The special-purpose classes; ADDR_PUBLIC is the only one allowed without
- * a literal allowlist entry. */
+ * an IP or CIDR allowlist entry inside the address's block. */
 enum addr_class
 {
   ADDR_PUBLIC = 0,
@@ -45,6 +46,21 @@ enum addr_class
   ADDR_MULTICAST,
   ADDR_BROADCAST,
   ADDR_RESERVED,
+  ADDR_METADATA,      /* cloud metadata and platform-service endpoints */
+  ADDR_PROTOCOL,      /* IETF protocol assignments, anycast services */
+  ADDR_BENCHMARKING,  /* 198.18.0.0/15, 2001:2::/48 */
+  ADDR_DOCUMENTATION, /* 192.0.2.0/24... 2001:db8::/32, 3fff::/20 */
+  ADDR_CLASS_COUNT
+};
+
+/* The special-purpose block an address was classified by: the most
+ * specific one that holds it (169.254.169.254/32 inside 169.254.0.0/16).
+ * For an IPv4 address embedded in IPv6 (::ffff:a.b.c.d, NAT64, 6to4) it is
+ * the IPv4 block's image in that IPv6 form. */
+struct addr_block
+{
+  struct netaddr net;
+  unsigned prefix;
 };
 
 /* Dotted quad only: exactly four decimal parts 0-255 without leading
@@ -66,8 +82,21 @@ const char *host_parse (const char *s, size_t len, bool brackets,
                         struct host *out);
 
 enum addr_class netaddr_classify (const struct netaddr *a);
+/* The same, and when the class is not ADDR_PUBLIC, the block in *block
+ * (which may be NULL). */
+enum addr_class netaddr_classify_block (const struct netaddr *a,
+                                        struct addr_block *block);
 /* "loopback", "link-local", ...; "public" for ADDR_PUBLIC. */
 const char *addr_class_name (enum addr_class c);
+/* The audit and X-Agentrt-Denied reason: "address-loopback"... */
+const char *addr_class_reason (enum addr_class c);
+
+/* When the IPv6 network net/prefix lies in a form that embeds IPv4
+ * addresses (IPv4-mapped, -translated, -compatible, NAT64, 6to4), sets
+ * *v4_prefix to the IPv4 prefix length it spans (::ffff:10.1.0.0/112:
+ * 16), or to 0 when it holds such a form whole (::/64), and returns true. */
+bool netaddr_ipv4_span (const struct netaddr *net, unsigned prefix,
+                        unsigned *v4_prefix);
 
 /* True when the first prefix bits of a and net are equal (same family). */
 bool netaddr_in_prefix (const struct netaddr *a, const struct netaddr *net,

@@ -182,7 +182,7 @@ egress_policy_allowlist (const char *spec, const struct agent_policy *policy,
   bool first = true;
   FILE *f;
 
-  if (allowlist_parse (defaults, true, &def, err) < 0)
+  if (allowlist_parse (defaults, policy->allow_broad_egress, &def, err) < 0)
     return agentrt_error_wrap (err, "policy egress.allow");
   if (spec)
     {
@@ -210,9 +210,16 @@ egress_policy_validate (const struct agent_policy *policy,
   cleanup_free char *ceiling = join (&policy->egress_ceiling);
   cleanup_allowlist struct allowlist *a = NULL;
   cleanup_allowlist struct allowlist *c = NULL;
+  cleanup_allowlist struct allowlist *broad = NULL;
 
-  if (allowlist_parse (allow, true, &a, err) < 0)
-    return agentrt_error_wrap (err, "egress.allow");
+  /* The sidecar parses these with the annotation's, and the same rule
+   * for broad entries (--allow-broad). */
+  if (allowlist_parse (allow, policy->allow_broad_egress, &a, err) < 0)
+    return agentrt_error_wrap (err, "egress.allow%s",
+                               !policy->allow_broad_egress
+                                       && allowlist_parse (allow, true, &broad, NULL) == 0
+                                   ? ": needs egress.allowBroad"
+                                   : "");
   if (allowlist_parse (ceiling, true, &c, err) < 0)
     return agentrt_error_wrap (err, "egress.ceiling");
   return 0;

@@ -18,8 +18,11 @@ int egress_policy_allowlist (const char *spec,
                              const struct agent_policy *policy, char **allow,
                              agentrt_error_t *err);
 
-/* Checks the policy's own lists (egress.allow, egress.ceiling) parse.
- * Errors name the field. */
+/* Checks the policy's own lists (egress.allow, egress.ceiling) parse;
+ * egress.allow may hold broad entries only with egress.allowBroad (the
+ * ceiling may).  Errors name the field.  Wildcards over public suffixes
+ * are judged later, by the runtime (runtime/hardening.c), which reads the
+ * Public Suffix List. */
 int egress_policy_validate (const struct agent_policy *policy,
                             agentrt_error_t *err);
 

@@ -54,6 +54,7 @@ policy_init_defaults (struct agent_policy *policy)
   policy->max_lifetime = 24 * 3600;
   str_list_append (&policy->egress_ceiling, "*");
   policy->allow_broad_egress = false;
+  policy->public_suffix_list = xstrdup (POLICY_DEFAULT_PUBLIC_SUFFIX_LIST);
   policy->seccomp_profile = xstrdup (POLICY_DEFAULT_SECCOMP_PROFILE);
   policy->sidecar_uid = 65534;
   policy->sidecar_gid = 65534;
@@ -72,6 +73,7 @@ policy_release (struct agent_policy *policy)
   str_list_free (&policy->egress_allow);
   str_list_free (&policy->egress_ceiling);
   free (policy->seccomp_profile);
+  free (policy->public_suffix_list);
   free (policy->audit_dir);
   memset (policy, 0, sizeof (*policy));
 }

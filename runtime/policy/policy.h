@@ -20,6 +20,8 @@
 #endif
 #define POLICY_DEFAULT_SECCOMP_PROFILE AGENTRT_DATADIR "/agent-default.json"
 #define POLICY_DEFAULT_AUDIT_DIR "/var/log/agentrt"
+/* Debian's publicsuffix package (runtime/egress/public_suffix.h). */
+#define POLICY_DEFAULT_PUBLIC_SUFFIX_LIST "/usr/share/publicsuffix/public_suffix_list.dat"
 
 #define POLICY_KIB ((uint64_t) 1024)
 #define POLICY_MIB (1024 * POLICY_KIB)
@@ -86,11 +88,14 @@ struct agent_policy
 
   /* Egress: the default allowlist (entries as in run.agentrt.egress.allow,
    * default empty = deny all), the ceiling every annotation entry must fall
-   * under (default "*": any name or address), and whether broad entries
-   * (`*`, `*.com`) are accepted (default false). */
+   * under (default "*": any name or address), whether broad entries
+   * (`*`, `*.com`, `*.co.uk`, `10.0.0.0/8`) are accepted (default false),
+   * and the Public Suffix List wildcards are judged against (read by the
+   * runtime, not here: runtime/hardening.c). */
   struct str_list egress_allow;
   struct str_list egress_ceiling;
   bool allow_broad_egress;
+  char *public_suffix_list;
 
   /* The agent seccomp profile stacked on the bundle's filter.  NULL only
    * when the policy file disables it explicitly ("profile": null). */

@@ -14,6 +14,10 @@
   client.py idle PORT [mute]      connects, sends the start of a request
                                   (mute: nothing) and then nothing, prints
                                   how long the proxy took to close
+  client.py tunnel PORT READY     CONNECTs to web.test:22 (an echo server),
+                                  checks an echo, creates the file READY,
+                                  then waits (up to 20 s) for the proxy to
+                                  close the tunnel: prints how long it took
   client.py garbage HTTP_PORT SOCKS_PORT SECONDS
                                   sends mutated requests (random bytes,
                                   cuts, byte-at-a-time, resets) for SECONDS
@@ -100,6 +104,31 @@ def idle(port, first=b"GET "):
     print("closed after %.0f s" % (time.time() - t0))
 
 
+def tunnel(port, ready):
+    s = connect(port)
+    s.sendall(b"CONNECT web.test:22 HTTP/1.1\r\nHost: web.test:22\r\n\r\n")
+    head = b""
+    while b"\r\n\r\n" not in head:
+        b = s.recv(1)
+        if not b:
+            print("refused")
+            return
+        head += b
+    s.sendall(b"ping")
+    if s.recv(4) != b"ping":
+        print("no echo")
+        return
+    open(ready, "w").close()
+    s.settimeout(20)
+    t0 = time.time()
+    try:
+        while s.recv(4096):
+            pass
+        print("tunnel closed after %.0f s" % (time.time() - t0))
+    except OSError as e:
+        print("tunnel %s after %.0f s" % (e.__class__.__name__, time.time() - t0))
+
+
 SEEDS = [
     b"GET http://web.test/ HTTP/1.1\r\nHost: web.test\r\n\r\n",
     b"CONNECT web.test:443 HTTP/1.1\r\nHost: web.test:443\r\n\r\nping",
@@ -173,6 +202,8 @@ def main():
         hold(port, int(sys.argv[3]), *mute(sys.argv[4:]))
     elif mode == "idle":
         idle(port, *mute(sys.argv[3:]))
+    elif mode == "tunnel":
+        tunnel(port, sys.argv[3])
     elif mode == "garbage":
         garbage(port, int(sys.argv[3]), int(sys.argv[4]))
 

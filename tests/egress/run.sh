@@ -3,12 +3,16 @@
 # as root):
 #   tests/egress/run.sh [PATH/TO/agentrt-egress]
 # It builds a small "internet": namespace srv holds web servers, TCP echo
-# servers, a "metadata" server on 169.254.169.254 and a DNS server, reached
-# over a veth pair from namespace out, where the proxy runs.  The agent
+# servers, "metadata" servers on 169.254.169.254 and 168.63.129.16, servers
+# on private, link-local and benchmarking addresses, and a DNS server,
+# reached over a veth pair from namespace out, where the proxy runs.  The agent
 # namespace has only lo: the proxy's listeners are created there (as the
 # runtime does) and every client runs there.  Names come from a hosts file
-# and a resolv.conf passed to the proxy by fd; no real external address is
-# used.  Everything created is removed on exit, whatever happens.
+# and a resolv.conf passed to the proxy by fd.  The "public" servers are on
+# 1.2.3/24 and 3ffe:db8::/64 (the documentation ranges are not public to
+# the proxy): real addresses, used only inside these namespaces, which
+# have no default route.  Everything created is removed on exit, whatever
+# happens.
 # Exit status: 0 all passed, 1 a check failed, 77 skipped.
 set -u
 
@@ -28,12 +32,14 @@ OUT=egr-out-$SUFFIX SRV=egr-srv-$SUFFIX AGENT=egr-agent-$SUFFIX
 T=$(mktemp -d /tmp/egress-e2e.XXXXXX)
 PIDS=()
 NETNS=()
+MOUNTS=()
 
 cleanup () {
-  local pid ns
+  local pid ns m
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
   for ns in "${NETNS[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done
   rm -rf "$T"
 }
 trap cleanup EXIT
@@ -62,59 +68,87 @@ for ns in "$OUT" "$SRV" "$AGENT"; do
   ip -n "$ns" link set lo up
 done
 ip link add "eo$SUFFIX" netns "$OUT" type veth peer name "es$SUFFIX" netns "$SRV" || exit 1
-ip -n "$OUT" addr add 203.0.113.1/24 dev "eo$SUFFIX"
-ip -n "$OUT" addr add 2001:db8::1/64 dev "eo$SUFFIX" nodad
+ip -n "$OUT" addr add 1.2.3.1/24 dev "eo$SUFFIX"
+ip -n "$OUT" addr add 3ffe:db8::1/64 dev "eo$SUFFIX" nodad
 ip -n "$OUT" link set "eo$SUFFIX" up
-ip -n "$OUT" route add 169.254.169.254/32 dev "eo$SUFFIX"
-for a in 203.0.113.10/24 203.0.113.11/24 203.0.113.53/24 169.254.169.254/32; do
+# special-purpose addresses, each a /32 of its own
+SPECIAL='169.254.169.254 169.254.7.7 168.63.129.16 10.9.1.10 10.9.2.10 198.18.0.10 203.0.113.10'
+for a in $SPECIAL; do
+  ip -n "$OUT" route add "$a/32" dev "eo$SUFFIX"
+done
+for a in 1.2.3.10/24 1.2.3.11/24 1.2.3.53/24; do
   ip -n "$SRV" addr add "$a" dev "es$SUFFIX"
 done
-ip -n "$SRV" addr add 2001:db8::10/64 dev "es$SUFFIX" nodad
+for a in $SPECIAL; do
+  ip -n "$SRV" addr add "$a/32" dev "es$SUFFIX"
+done
+ip -n "$SRV" addr add 3ffe:db8::10/64 dev "es$SUFFIX" nodad
 ip -n "$SRV" link set "es$SUFFIX" up
 
 # --- the servers ----------------------------------------------------------
-bg env SERVER_NAME=web ip netns exec "$SRV" python3 "$HERE/server.py" http 203.0.113.10 80
-bg env SERVER_NAME=web6 ip netns exec "$SRV" python3 "$HERE/server.py" http 2001:db8::10 80
-bg env SERVER_NAME=other ip netns exec "$SRV" python3 "$HERE/server.py" http 203.0.113.11 80
+bg env SERVER_NAME=web ip netns exec "$SRV" python3 "$HERE/server.py" http 1.2.3.10 80
+bg env SERVER_NAME=web6 ip netns exec "$SRV" python3 "$HERE/server.py" http 3ffe:db8::10 80
+bg env SERVER_NAME=other ip netns exec "$SRV" python3 "$HERE/server.py" http 1.2.3.11 80
 bg env SERVER_NAME=metadata ip netns exec "$SRV" python3 "$HERE/server.py" http 169.254.169.254 80
-bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 203.0.113.10 22
-bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 203.0.113.10 443
+bg env SERVER_NAME=link-local ip netns exec "$SRV" python3 "$HERE/server.py" http 169.254.7.7 80
+bg env SERVER_NAME=wireserver ip netns exec "$SRV" python3 "$HERE/server.py" http 168.63.129.16 80
+bg env SERVER_NAME=priv-in ip netns exec "$SRV" python3 "$HERE/server.py" http 10.9.1.10 80
+bg env SERVER_NAME=priv-out ip netns exec "$SRV" python3 "$HERE/server.py" http 10.9.2.10 80
+bg env SERVER_NAME=bench ip netns exec "$SRV" python3 "$HERE/server.py" http 198.18.0.10 80
+bg env SERVER_NAME=doc ip netns exec "$SRV" python3 "$HERE/server.py" http 203.0.113.10 80
+bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 1.2.3.10 22
+bg ip netns exec "$SRV" python3 "$HERE/server.py" echo 1.2.3.10 443
 bg env SERVER_NAME=outer-loopback ip netns exec "$OUT" python3 "$HERE/server.py" http 127.0.0.1 80
-bg ip netns exec "$SRV" python3 "$HERE/dns_server.py" 203.0.113.53 dns.test=203.0.113.10 dns6.test=2001:db8::10 \
-  rebind.test=127.0.0.1 meta-dns.test=169.254.169.254 mixed.test=203.0.113.10 mixed.test=10.0.0.1 \
+bg ip netns exec "$SRV" python3 "$HERE/dns_server.py" 1.2.3.53 dns.test=1.2.3.10 dns6.test=3ffe:db8::10 \
+  rebind.test=127.0.0.1 meta-dns.test=169.254.169.254 mixed.test=1.2.3.10 mixed.test=10.0.0.1 \
   2>"$T/dns.log"
 
 cat >"$T/hosts" <<EOF
 # the test's own names
-203.0.113.10 web.test www.web.test
-203.0.113.11 other.test
+1.2.3.10 web.test www.web.test
+1.2.3.11 other.test
 169.254.169.254 metadata.test
+169.254.7.7 ll.test
+168.63.129.16 wireserver.test
+10.9.1.10 priv-in.test
+10.9.2.10 priv-out.test
+198.18.0.10 bench.test
+203.0.113.10 doc.test
 127.0.0.1 loop.test
-2001:db8::10 web6.test
+3ffe:db8::10 web6.test
 EOF
-printf 'nameserver 203.0.113.53\noptions timeout:1 attempts:1\n' >"$T/resolv.conf"
+printf 'nameserver 1.2.3.53\noptions timeout:1 attempts:1\n' >"$T/resolv.conf"
 
 wait_for () { # wait_for CMD...: retry for 5 s
   for _ in $(seq 50); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
   return 1
 }
-wait_for O curl -sf --noproxy '*' http://203.0.113.10/ || { echo "servers did not start"; exit 1; }
-wait_for O curl -sf --noproxy '*' -g 'http://[2001:db8::10]/' || { echo "IPv6 server did not start"; exit 1; }
+wait_for O curl -sf --noproxy '*' http://1.2.3.10/ || { echo "servers did not start"; exit 1; }
+wait_for O curl -sf --noproxy '*' -g 'http://[3ffe:db8::10]/' || { echo "IPv6 server did not start"; exit 1; }
+for a in $SPECIAL; do
+  wait_for O curl -sf --noproxy '*' "http://$a/" || { echo "server on $a did not start"; exit 1; }
+done
 
 # --- the proxy ------------------------------------------------------------
 ALLOW='web.test,*.web.test,web6.test,metadata.test,loop.test,dns.test,dns6.test,rebind.test'
-ALLOW+=',meta-dns.test,mixed.test,nx.test,drop.test,web.test:22,203.0.113.10:443'
+ALLOW+=',meta-dns.test,mixed.test,nx.test,drop.test,web.test:22,1.2.3.10:443'
+ALLOW+=',wireserver.test,bench.test,priv-in.test,doc.test'
 sleep 1000 & INIT=$!
 PIDS+=("$INIT")
-start_proxy () { # start_proxy ID WATCHED_PID EXTRA...; sets PROXY_PID
+# start_proxy ID WATCHED_PID EXTRA...; sets PROXY_PID.  PROXY_ENV (NAME=VALUE
+# words), PROXY_AUDIT and PROXY_ERR change its environment, audit file and
+# stderr file.
+start_proxy () {
   local id=$1 watched=$2
   shift 2
-  ip netns exec "$OUT" python3 "$HERE/launch.py" --proxy "$PROXY" --listen-netns "$AGENT" --watch-pid "$watched" \
-    --audit "$T/audit.log" --hosts "$T/hosts" --resolv-conf "$T/resolv.conf" --id "$id" \
-    --allow "$ALLOW" "$@" 2>>"$T/proxy.err" &
+  env "${PROXY_ENV[@]}" ip netns exec "$OUT" python3 "$HERE/launch.py" --proxy "$PROXY" \
+    --listen-netns "$AGENT" --watch-pid "$watched" --audit "${PROXY_AUDIT:-$T/audit.log}" \
+    --hosts "$T/hosts" --resolv-conf "$T/resolv.conf" --id "$id" \
+    --allow "${ALLOW_NOW:-$ALLOW}" "$@" 2>>"${PROXY_ERR:-$T/proxy.err}" &
   PROXY_PID=$!
   PIDS+=("$PROXY_PID")
 }
+PROXY_ENV=()
 start_proxy e2e "$INIT" --http-port 3128 --socks-port 1080 -- --max-conns 30 --handshake-timeout 2
 wait_for A curl -s -o /dev/null http://127.0.0.1:3128/ || { echo "proxy did not start"; cat "$T/proxy.err"; exit 1; }
 
@@ -151,7 +185,7 @@ expect "name resolved over DNS (AAAA)" "hello from web6" "$(A curl -sS -m 5 -x $
 expect "CONNECT to an allowlisted port 22" "HTTP/1.1 200" \
   "$(A python3 "$HERE/client.py" raw 3128 'CONNECT web.test:22 HTTP/1.1\r\nHost: web.test:22\r\n\r\n')"
 expect "CONNECT to an allowlisted IP literal" "HTTP/1.1 200" \
-  "$(A python3 "$HERE/client.py" raw 3128 'CONNECT 203.0.113.10:443 HTTP/1.1\r\n\r\n')"
+  "$(A python3 "$HERE/client.py" raw 3128 'CONNECT 1.2.3.10:443 HTTP/1.1\r\n\r\n')"
 expect "keep-alive: three requests, one connection" "200/1 200/0 200/0 " \
   "$(A curl -sS -m 5 -x $P http://web.test/bytes/10 http://web.test/chunked/5000 http://web.test/bytes/3 \
      -o /dev/null -o /dev/null -o /dev/null -w '%{http_code}/%{num_connects} ' 2>&1)"
@@ -172,13 +206,17 @@ denied () { # denied NAME REASON URL [curl args]
   expect "$name" "X-Agentrt-Denied: $reason" "$(A curl -sS -m 5 -i -x $P "$@" "$url" 2>&1)"
 }
 denied "non-listed name refused" not-allowlisted http://other.test/
-denied "non-listed IP refused" not-allowlisted http://203.0.113.11/
+denied "non-listed IP refused" not-allowlisted http://1.2.3.11/
 denied "listed name on another port refused" not-allowlisted http://web.test:8080/
-denied "metadata address refused even when its name is listed" address-link-local http://metadata.test/
+denied "metadata address refused even when its name is listed" address-metadata http://metadata.test/
+denied "Azure WireServer (in public space) refused by name" address-metadata http://wireserver.test/
+denied "benchmarking address refused by name" address-benchmarking http://bench.test/
+denied "documentation address refused by name" address-documentation http://doc.test/
+denied "private address refused by name" address-private http://priv-in.test/
 denied "metadata IP literal refused" not-allowlisted http://169.254.169.254/
 denied "name resolving to 127.0.0.1 (hosts) refused" address-loopback http://loop.test/
 denied "name resolving to 127.0.0.1 (DNS) refused" address-loopback http://rebind.test/
-denied "DNS name resolving to 169.254.169.254 refused" address-link-local http://meta-dns.test/
+denied "DNS name resolving to 169.254.169.254 refused" address-metadata http://meta-dns.test/
 denied "one private address among public ones refused" address-private http://mixed.test/
 denied "unknown name" nxdomain http://nx.test/
 denied "nameserver that never answers" resolve-failed http://drop.test/
@@ -188,12 +226,12 @@ expect "SOCKS5 to a non-listed name: reply 2" "reply 2" \
   "$(A python3 "$HERE/client.py" socks 1080 1 3 other.test 80)"
 expect "SOCKS5 to the metadata IP: reply 2" "reply 2" \
   "$(A python3 "$HERE/client.py" socks 1080 1 1 169.254.169.254 80)"
-expect "SOCKS5 BIND refused: reply 7" "reply 7" "$(A python3 "$HERE/client.py" socks 1080 2 1 203.0.113.10 80)"
+expect "SOCKS5 BIND refused: reply 7" "reply 7" "$(A python3 "$HERE/client.py" socks 1080 2 1 1.2.3.10 80)"
 expect "SOCKS5 UDP ASSOCIATE refused: reply 7" "reply 7" \
   "$(A python3 "$HERE/client.py" socks 1080 3 1 0.0.0.0 0)"
 expect "SOCKS5 without no-auth refused" "method 255" "$(A python3 "$HERE/client.py" socks-auth 1080)"
 expect "SOCKS5 numeric host form refused" "reply 2" \
-  "$(A python3 "$HERE/client.py" socks 1080 1 3 3405803786 80)"
+  "$(A python3 "$HERE/client.py" socks 1080 1 3 16909066 80)"
 
 trick () { # trick NAME STATUS REASON REQUEST
   local out
@@ -202,9 +240,9 @@ trick () { # trick NAME STATUS REASON REQUEST
   else not_ok "$1" "wanted $2 $3, got: ${out//$'\n'/ | }"; fi
 }
 trick "userinfo refused" 400 userinfo 'GET http://web.test@other.test/ HTTP/1.1\r\nHost: other.test\r\n\r\n'
-trick "decimal IPv4 refused" 400 numeric-ip-form 'GET http://3405803786/ HTTP/1.1\r\nHost: 3405803786\r\n\r\n'
-trick "hex IPv4 refused" 400 numeric-ip-form 'CONNECT 0xcb.0.113.10:443 HTTP/1.1\r\n\r\n'
-trick "octal IPv4 refused" 400 numeric-ip-form 'CONNECT 0313.0.113.10:443 HTTP/1.1\r\n\r\n'
+trick "decimal IPv4 refused" 400 numeric-ip-form 'GET http://16909066/ HTTP/1.1\r\nHost: 16909066\r\n\r\n'
+trick "hex IPv4 refused" 400 numeric-ip-form 'CONNECT 0x1.2.3.10:443 HTTP/1.1\r\n\r\n'
+trick "octal IPv4 refused" 400 numeric-ip-form 'CONNECT 01.02.03.012:443 HTTP/1.1\r\n\r\n'
 trick "short IPv4 refused" 400 numeric-ip-form 'CONNECT 127.1:80 HTTP/1.1\r\n\r\n'
 trick "IPv6 zone id refused" 400 ipv6-zone-id 'CONNECT [fe80::1%25lo]:80 HTTP/1.1\r\n\r\n'
 trick "URI and Host disagree" 400 host-mismatch 'GET http://web.test/ HTTP/1.1\r\nHost: other.test\r\n\r\n'
@@ -221,9 +259,9 @@ trick "over-long header refused" 431 head-too-large \
   "GET http://web.test/ HTTP/1.1\\r\\nHost: web.test\\r\\nX: $(head -c 20000 /dev/zero | tr '\0' a)\\r\\n\\r\\n"
 
 # --- no other way out --------------------------------------------------------
-out=$(A curl -sS -m 3 --noproxy '*' http://203.0.113.10/ 2>&1)
+out=$(A curl -sS -m 3 --noproxy '*' http://1.2.3.10/ 2>&1)
 if [ $? -ne 0 ]; then ok "direct TCP connect from the agent fails"; else not_ok "direct TCP connect" "$out"; fi
-out=$(A python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('203.0.113.53', 53))" 2>&1)
+out=$(A python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('1.2.3.53', 53))" 2>&1)
 expect "direct UDP send from the agent fails" "unreachable" "$out"
 
 # --- limits -------------------------------------------------------------------
@@ -283,12 +321,12 @@ print("lines %d bad %d" % (len(lines), len(bad)))
 def has(**want):
     return any(all(l.get(k) == v for k, v in want.items()) for l in lines)
 for name, want in [
-        ("allow-http", dict(proto="http", host="web.test", port=80, addr="203.0.113.10", decision="allow")),
+        ("allow-http", dict(proto="http", host="web.test", port=80, addr="1.2.3.10", decision="allow")),
         ("allow-connect", dict(proto="connect", host="web.test", port=22, decision="allow")),
         ("allow-socks5", dict(proto="socks5", host="www.web.test", port=80, decision="allow")),
         ("deny-name", dict(host="other.test", decision="deny", reason="not-allowlisted")),
         ("deny-metadata", dict(host="metadata.test", addr="169.254.169.254", decision="deny",
-                               reason="address-link-local")),
+                               reason="address-metadata")),
         ("deny-loopback", dict(host="rebind.test", addr="127.0.0.1", reason="address-loopback")),
         ("deny-parse", dict(decision="deny", reason="userinfo")),
         ("deny-socks-bind", dict(proto="socks5", reason="unsupported-command"))]:
@@ -305,6 +343,45 @@ else ok "audit holds nothing from payload or headers"; fi
 if grep -q -e other.test -e nx2 "$T/dns.log"; then not_ok "DNS is asked only about allowlisted names"
 else expect "DNS is asked only about allowlisted names" "query rebind.test" "$(cat "$T/dns.log")"; fi
 
+# --- broad entries ---------------------------------------------------------------
+# Without --allow-broad a broad entry stops the proxy before it starts; it
+# does not judge wildcards against the Public Suffix List (the runtime does).
+for bad in "10.0.0.0/8" "[2001:db8::/32]:443" "::ffff:0.0.0.0/96" "*.com" "*"; do
+  out=$("$PROXY" --id x --http-fd 0 --socks-fd 0 --init-pidfd 0 --audit-fd 0 --allow "web.test,$bad" 2>&1)
+  rc=$?
+  if [ $rc -eq 1 ] && [[ "$out" == *"entry \`$bad\` (#2): too broad"* ]]; then ok "without --allow-broad, refused: $bad"
+  else not_ok "without --allow-broad, refused: $bad (rc $rc)" "${out//$'\n'/ | }"; fi
+done
+out=$("$PROXY" --id x --http-fd 0 --socks-fd 0 --init-pidfd 0 --audit-fd 0 --allow "*.co.uk,10.1.0.0/16" 2>&1)
+expect "the proxy leaves public suffixes to the runtime" "--http-fd" "$out"
+# With it, a broad CIDR reaches public space only, and an entry inside a
+# special-purpose block unlocks that part of it, not the blocks within.
+ALLOW_NOW='0.0.0.0/0,::/0,169.254.0.0/16,10.9.1.0/24,priv-in.test,priv-out.test,ll.test'
+ALLOW_NOW+=',metadata.test,wireserver.test,loop.test'
+start_proxy e2e-broad "$INIT" --http-port 3130 --socks-port 1082 -- --allow-broad
+BROAD_PID=$PROXY_PID
+unset ALLOW_NOW
+P=http://127.0.0.1:3130
+wait_for A curl -s -o /dev/null $P/ || { echo "broad proxy did not start"; cat "$T/proxy.err"; exit 1; }
+expect "0.0.0.0/0 reaches a public IP literal" "hello from other" "$(A curl -sS -m 5 -x $P http://1.2.3.11/ 2>&1)"
+expect "a CIDR inside private space unlocks it (IP)" "hello from priv-in" "$(A curl -sS -m 5 -x $P http://10.9.1.10/ 2>&1)"
+expect "a CIDR inside private space unlocks it (name)" "hello from priv-in" "$(A curl -sS -m 5 -x $P http://priv-in.test/ 2>&1)"
+expect "169.254.0.0/16 unlocks link-local" "hello from link-local" "$(A curl -sS -m 5 -x $P http://ll.test/ 2>&1)"
+denied "0.0.0.0/0 does not unlock private space (IP)" address-private http://10.9.2.10/
+denied "0.0.0.0/0 does not unlock private space (name)" address-private http://priv-out.test/
+denied "0.0.0.0/0 does not unlock loopback" address-loopback http://127.0.0.1/
+denied "0.0.0.0/0 does not unlock loopback (name)" address-loopback http://loop.test/
+denied "169.254.0.0/16 does not unlock the metadata address" address-metadata http://169.254.169.254/
+denied "nor its name" address-metadata http://metadata.test/
+denied "0.0.0.0/0 does not unlock Azure's WireServer" address-metadata http://168.63.129.16/
+denied "nor the benchmarking range" address-benchmarking http://198.18.0.10/
+denied "nor a documentation range" address-documentation http://203.0.113.10/
+kill -TERM "$BROAD_PID"
+wait "$BROAD_PID"
+expect "broad proxy exits 0 on SIGTERM" "rc 0" "rc $?"
+if grep '"id":"e2e-broad"' "$T/audit.log" | grep -q '"reason":"address-metadata"'; then
+  ok "audit: address-metadata"; else not_ok "audit: address-metadata"; fi
+
 # --- lifetime -------------------------------------------------------------------
 kill "$INIT"
 wait "$INIT" 2>/dev/null
@@ -318,6 +395,147 @@ wait_for A curl -s -o /dev/null http://127.0.0.1:3129/
 kill -TERM "$PROXY_PID"
 wait "$PROXY_PID"
 expect "proxy exits 0 on SIGTERM" "rc 0" "rc $?"
+# --- an audit trail that cannot be written: fail closed -------------------------
+# The audit file on a tmpfs of its own, filled to its last byte: the next
+# record cannot be written (ENOSPC, whatever the build).  The proxy must
+# stop relaying (an open tunnel is closed), refuse new connections saying
+# why, and serve again once the trail can be written, saying how many
+# records were lost.
+start_side_proxy () { # ID HTTP-PORT SOCKS-PORT: a proxy watching a sleep of its own
+  sleep 1000 &
+  SIDE_INIT=$!
+  PIDS+=("$SIDE_INIT")
+  start_proxy "$1" "$SIDE_INIT" --http-port "$2" --socks-port "$3"
+  wait_for A python3 -c "import socket; socket.create_connection(('127.0.0.1', $2), 1).close()"
+}
+stop_side_proxy () {
+  kill "$SIDE_INIT"
+  wait "$PROXY_PID"
+  expect "$1: the proxy exits 0 with its init" "rc 0" "rc $?"
+}
+mkdir "$T/small"
+if mount -t tmpfs -o size=256k agentrt-egress-test "$T/small"; then
+  MOUNTS+=("$T/small")
+  PROXY_AUDIT=$T/small/audit.log PROXY_ERR=$T/full.err start_side_proxy e2e-full 3130 1082
+  P3=http://127.0.0.1:3130
+  A python3 "$HERE/client.py" tunnel 3130 "$T/ready" >"$T/tunnel.out" &
+  TUNNEL=$!
+  wait_for test -e "$T/ready"
+  dd if=/dev/zero of="$T/small/fill" bs=4k status=none 2>/dev/null
+  # and the rest of the audit file's last page (spaces: still JSON lines)
+  size=$(stat -c %s "$T/small/audit.log")
+  if ((size % 4096)); then
+    head -c $((4096 - size % 4096)) /dev/zero | tr '\0' ' ' >>"$T/small/audit.log"
+  fi
+  # a refusal ends at once: its record is the first that cannot be written
+  expect "full trail: a request is refused as usual" "X-Agentrt-Denied: not-allowlisted" \
+    "$(A curl -sS -m 5 -i -x $P3 http://other.test/ 2>&1)"
+  wait "$TUNNEL"
+  out=$(cat "$T/tunnel.out")
+  if [[ $out =~ ^tunnel\ closed\ after\ [01]\ s$ ]]; then ok "full trail: the open tunnel is closed at once"
+  else not_ok "full trail: the open tunnel is closed at once" "$out"; fi
+  expect "full trail: a new request is refused, saying why" "X-Agentrt-Denied: audit-unavailable" \
+    "$(A curl -sS -m 5 -i -x $P3 http://web.test/ 2>&1)"
+  expect "full trail: a new SOCKS5 connection is closed" "greeting refused" \
+    "$(A python3 "$HERE/client.py" socks 1082 1 3 web.test 80)"
+  expect "full trail: stderr says so" "the audit trail cannot be written (No space left on device)" \
+    "$(cat "$T/full.err")"
+  rm "$T/small/fill"
+  expect "full trail: with room again, requests are served" "hello from web" \
+    "$(A curl -sS -m 5 -x $P3 http://web.test/ 2>&1)"
+  sleep 0.5
+  out=$(python3 - "$T/small/audit.log" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+notes = [l for l in lines if l["event"] == "audit"]
+after = lines[lines.index(notes[0]) + 1:] if notes else []
+print("notes %d lost %s error %s" % (len(notes), notes[0]["lost"] if notes else "-",
+                                     notes[0]["error"] if notes else "-"))
+print("then", " ".join("%s/%s/%s" % (l["host"], l["decision"], l["reason"]) for l in after))
+PY
+)
+  # lost: the records of the refused request, the tunnel and the two refused
+  # connections
+  expect "full trail: the line that ends it counts the records lost" \
+    "notes 1 lost 4 error No space left on device" "$out"
+  expect "full trail: and the records go on after it" "then web.test/allow/ok" "$out"
+  expect "full trail: stderr says it is written again" "the audit trail is written again" \
+    "$(cat "$T/full.err")"
+  stop_side_proxy "full trail"
+else
+  not_ok "mount a small tmpfs for the full-trail test"
+fi
+
+# --- fault injection (a binary configured with --enable-fault-injection) ------
+if grep -qaF egress:close-range "$PROXY"; then
+  # A lockdown step that fails stops the proxy before it accepts anything:
+  # exit 1, the step named on stderr and in a "sidecar" audit line.  So does
+  # a wait for events that fails (it would spin, serving nothing).
+  lockdown_fails () { # POINT: prints the proxy's exit status
+    local w rc
+    sleep 1000 &
+    w=$!
+    : >"$T/lock.log"
+    (
+      ulimit -Sn 512 # below the hard limit: the proxy raises it (setrlimit)
+      env AGENTRT_FAULT_FAIL="$1" timeout 10 ip netns exec "$OUT" python3 "$HERE/launch.py" \
+        --proxy "$PROXY" --listen-netns "$AGENT" --watch-pid "$w" --audit "$T/lock.log" \
+        --id e2e-lock --allow "$ALLOW" --http-port 3131 --socks-port 1083 2>"$T/lock.err"
+    )
+    rc=$?
+    kill "$w"
+    wait "$w" 2>/dev/null
+    echo "rc $rc"
+  }
+  LOCKDOWN_CASES=("egress:close-range|(close_range)" "egress:setrlimit|setrlimit RLIMIT_NOFILE"
+    "egress:setgroups|privileges: setgroups" "egress:setresgid|privileges: setresgid 65534"
+    "egress:capbset|from the bounding set" "egress:setresuid|privileges: setresuid 65534"
+    "egress:capset|capabilities: clear" "egress:no-new-privs|PR_SET_NO_NEW_PRIVS"
+    "egress:landlock|Landlock: restrict self" "egress:seccomp|seccomp: load the egress filter"
+    "egress:epoll-wait|agentrt-egress stops: epoll_wait")
+  # every failure point of the binary is tested here
+  known=" ${LOCKDOWN_CASES[*]%%|*} egress:audit-write "
+  missing=$(grep -aoE 'egress:[a-z][a-z-]*[a-z]' "$PROXY" | sort -u | while read -r p; do
+    [[ $known == *" $p "* ]] || echo "$p"; done)
+  expect "every failure point of the binary has its test here" "<>" "<${missing//$'\n'/ }>"
+  for case in "${LOCKDOWN_CASES[@]}"; do
+    point=${case%%|*} words=${case#*|}
+    rc=$(lockdown_fails "$point")
+    if [ "$rc" = "rc 1" ] && grep -qF "$words: Input/output error" "$T/lock.err" \
+      && grep -F '"event":"sidecar"' "$T/lock.log" | grep -qF "$words: Input/output error"; then
+      ok "$point failing: the proxy does not start, and says why"
+    else
+      not_ok "$point failing: the proxy does not start, and says why" \
+        "$rc; stderr: $(cat "$T/lock.err"); audit: $(cat "$T/lock.log")"
+    fi
+  done
+  # Two audit writes failing (ENOSPC): the record of the first request and
+  # the line that would end audit-failed mode; then it ends.
+  PROXY_ENV=(AGENTRT_FAULT_FAIL=egress:audit-write AGENTRT_FAULT_COUNT=2 AGENTRT_FAULT_ERRNO=28)
+  PROXY_AUDIT=$T/fault.log PROXY_ERR=$T/fault.err start_side_proxy e2e-fault 3132 1084
+  PROXY_ENV=()
+  P4=http://127.0.0.1:3132
+  expect "audit write failing: the request under way is served" "hello from web" \
+    "$(A curl -sS -m 5 -x $P4 http://web.test/ 2>&1)"
+  sleep 0.3
+  expect "audit write failing: the next is refused" "X-Agentrt-Denied: audit-unavailable" \
+    "$(A curl -sS -m 5 -i -x $P4 http://web.test/ 2>&1)"
+  expect "audit write failing: once it works, served again" "hello from web" \
+    "$(A curl -sS -m 5 -x $P4 http://web.test/ 2>&1)"
+  sleep 0.5
+  out=$(python3 - "$T/fault.log" <<'PY'
+import json, sys
+for l in map(json.loads, open(sys.argv[1])):
+    print(l["event"], l.get("lost", ""), l.get("decision", ""), l.get("reason", ""))
+PY
+)
+  expect "audit write failing: the trail says one record was lost, then goes on" \
+    "audit 1  |egress  deny audit-unavailable|egress  allow ok" "${out//$'\n'/|}"
+  stop_side_proxy "audit write failing"
+else
+  echo "# skip: $PROXY has no fault points (configure --enable-fault-injection)"
+fi
+
 if [ -s "$T/proxy.err" ]; then not_ok "no stderr from the proxies" "$(cat "$T/proxy.err")"
 else ok "no stderr from the proxies"; fi
 

@@ -57,7 +57,7 @@ CURL=/host/usr/bin/curl
   run_ct sh -c "
     busybox wget -q -O - http://other.test/ 2>&1; echo wget=\$?
     $CURL -sS -i http://other.test/ | tr -d '\r'
-    $CURL -sS -i http://203.0.113.10/ | tr -d '\r' | grep Denied
+    $CURL -sS -i http://1.2.3.10/ | tr -d '\r' | grep Denied
     $CURL -sS -i http://web.test:8080/ | tr -d '\r' | grep Denied"
   has_line "wget=1"
   [[ $output == *"403 Forbidden"* ]] || fail "$output"
@@ -69,11 +69,11 @@ CURL=/host/usr/bin/curl
 @test "egress: no direct way out (TCP, UDP, DNS), only lo in the namespace" {
   requires_curl
   local script="
-    busybox nc -w 2 203.0.113.10 80 </dev/null; echo tcp=\$?
-    $CURL -sS --noproxy '*' -m 3 http://203.0.113.10/; echo curl=\$?
-    attack udp 203.0.113.10 9999; echo udp=\$?
-    attack udp 2001:db8:213::10 9999; echo udp6=\$?
-    busybox nslookup web.test 203.0.113.10 >/dev/null 2>&1; echo dns=\$?
+    busybox nc -w 2 1.2.3.10 80 </dev/null; echo tcp=\$?
+    $CURL -sS --noproxy '*' -m 3 http://1.2.3.10/; echo curl=\$?
+    attack udp 1.2.3.10 9999; echo udp=\$?
+    attack udp 3ffe:213::10 9999; echo udp6=\$?
+    busybox nslookup web.test 1.2.3.10 >/dev/null 2>&1; echo dns=\$?
     ip -o link | awk '{ print \"link\", \$2 }'
     ip route | wc -l | sed 's/^/routes /'"
   local datagrams
@@ -108,7 +108,7 @@ CURL=/host/usr/bin/curl
     for u in http://metadata.test/ http://loop.test/ http://private.test/ http://169.254.169.254/; do
       printf '%s ' \$u; $CURL -sS -i \$u | tr -d '\r' | grep -e Denied -e 'hello from' || echo none
     done"
-  has_line "http://metadata.test/ X-Agentrt-Denied: address-link-local"
+  has_line "http://metadata.test/ X-Agentrt-Denied: address-metadata"
   has_line "http://loop.test/ X-Agentrt-Denied: address-loopback"
   has_line "http://private.test/ X-Agentrt-Denied: address-private"
   has_line "http://169.254.169.254/ X-Agentrt-Denied: not-allowlisted"
@@ -121,7 +121,7 @@ CURL=/host/usr/bin/curl
   rt exec "$CT_ID" sh -c '
     busybox wget -q -O - http://web.test/
     busybox wget -q -O - http://other.test/ 2>&1 | grep -o "403 Forbidden"
-    busybox nc -w 2 203.0.113.10 80 </dev/null 2>&1
+    busybox nc -w 2 1.2.3.10 80 </dev/null 2>&1
     echo "mine $(readlink /proc/self/ns/net) init $(readlink /proc/1/ns/net)"'
   has_line "hello from web"
   has_line "403 Forbidden"
@@ -144,7 +144,7 @@ CURL=/host/usr/bin/curl
     env | grep -ci "^http_proxy=" | sed "s/^/proxy-vars /"
     busybox wget -q -T 3 -O - http://web.test/ 2>&1; echo wget=$?
     busybox nc -w 2 127.0.0.1 3128 </dev/null; echo listener=$?
-    busybox nc -w 2 203.0.113.10 80 </dev/null; echo tcp=$?
+    busybox nc -w 2 1.2.3.10 80 </dev/null; echo tcp=$?
     ip -o link | wc -l | sed "s/^/links /"'
   # (busybox wget, with neither proxy nor route, may even crash: any
   # failure will do)
@@ -181,7 +181,7 @@ CURL=/host/usr/bin/curl
   rt exec "$CT_ID" sh -c '
     busybox wget -q -T 3 -O - http://web.test/ 2>&1; echo wget=$?
     busybox nc -w 2 127.0.0.1 3128 </dev/null 2>&1; echo proxy=$?
-    busybox nc -w 2 203.0.113.10 80 </dev/null 2>&1; echo tcp=$?'
+    busybox nc -w 2 1.2.3.10 80 </dev/null 2>&1; echo tcp=$?'
   [[ $output == *wget=* && $output != *wget=0* ]] || fail "$output"
   has_line "proxy=1"
   has_line "tcp=1"
@@ -263,7 +263,7 @@ for _ in range(50):
   update_config '.linux.namespaces |= map(select(.type != "network"))
     | .mounts |= map(select(.destination != "/etc/hosts" and .destination != "/etc/resolv.conf"))'
   set_cmd sh -c 'busybox wget -q -O - http://web.test/; busybox wget -q -O - http://other.test/ 2>&1 | grep -o 403
-    busybox nc -w 2 203.0.113.10 80 </dev/null; echo tcp=$?'
+    busybox nc -w 2 1.2.3.10 80 </dev/null; echo tcp=$?'
   egress_hostnet run --bundle "$BUNDLE" "$CT_ID" >"$BATS_TEST_TMPDIR/hostnet.out" 2>&1 </dev/null && status=0 || status=$?
   output=$(<"$BATS_TEST_TMPDIR/hostnet.out")
   check_status 0

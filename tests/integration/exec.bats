@@ -25,6 +25,26 @@ load helpers
   has_line "tag=$CT_ID"
 }
 
+@test "exec: a non-root process owns its stdio pipes and can reopen /dev/stdout" {
+  requires root
+  start_ct
+  o=$BATS_TEST_TMPDIR/exec.out
+  runtime exec --user 1000:1001 "$CT_ID" \
+    sh -c 'echo out >/dev/stdout && echo err >/dev/stderr && stat -L -c %u /proc/self/fd/1' \
+    </dev/null 2>&1 | cat >"$o"
+  [[ $(sort "$o" | xargs) == "1000 err out" ]] || fail "$(<"$o")"
+}
+
+@test "exec: the process leads a session and process group of the container's pid namespace" {
+  requires root
+  unsupported_before crun 1.20 "exec's setsid ran before the fork into the pid namespace: getpgrp() returned 0"
+  start_ct
+  rt exec "$CT_ID" sh -c 'read -r pid comm st ppid pgrp sid rest </proc/self/stat; echo "$pid $pgrp $sid"'
+  check_status 0
+  read -r pid pgrp sid <<<"$output"
+  [[ $pid -gt 1 && $pgrp == "$pid" && $sid == "$pid" ]] || fail "pid pgrp sid: $output"
+}
+
 @test "exec: --additional-gids and --no-new-privs" {
   requires root
   start_ct

@@ -5,18 +5,24 @@
 # cgroup (any hierarchy), mount, process of the container (init, monitor,
 # sidecar) or network namespace.  Also: the init killed while start waits
 # for it, and a full file system under --root (a clear error, no state
-# left half-written).  Needs a binary configured with
+# left half-written).  And the monitor fails closed: each operation that
+# can fail made to fail (the close_range before its work or the sidecar's
+# exec, the lifetime kill, a signal to or a wait for the sidecar, its
+# poll, an audit write) is handled: retried, refused with one line, or
+# recorded as an incident.  Needs a binary configured with
 # --enable-fault-injection (hack/test.sh builds one); release builds skip.
 # A sidecar killed mid-transfer is egress.bats' "a killed sidecar leaves
-# the agent without egress, recorded".
+# the agent without egress, recorded"; the sidecar's own failure points
+# are tests/egress/run.sh's.
 
 load helpers
 load helpers/hardening
+load helpers/egress
 load helpers/fault
 
 @test "fault: every fault point in the binary has its tests here" {
   requires_fault_points
-  local known=" ${FAULT_CREATE_STAGES[*]} ${FAULT_START_STAGES[*]} ${FAULT_DELETE_STAGES[*]} " s missing=()
+  local known=" ${FAULT_CREATE_STAGES[*]} ${FAULT_START_STAGES[*]} ${FAULT_DELETE_STAGES[*]} ${FAULT_FAIL_POINTS[*]} " s missing=()
   while read -r s; do
     [[ $known == *" $s "* ]] || missing+=("$s")
   done < <(fault_stages_in_binary)
@@ -200,4 +206,144 @@ fills_up ()
 
 @test "fault: hardened: a file system under --root that fills up during create: done or undone, never half-written" {
   fills_up hardened
+}
+
+# ---- the monitor fails closed ------------------------------------------------
+
+@test "fault: the monitor's close_range failing: create fails naming it, nothing left" {
+  fault_fail_create monitor:close-range "monitor: close the runtime's other fds (close_range)" \
+    "Input/output error"
+}
+
+@test "fault: the close_range before the sidecar's fork failing: create fails naming it, nothing left" {
+  fault_fail_create monitor:sidecar-close-range \
+    "start the egress sidecar: close_range (mark every fd close-on-exec): Input/output error"
+}
+
+@test "fault: a sidecar that cannot exec: the agent has no egress, and its death says why" {
+  fault_setup hardened
+  AGENTRT_FAULT_FAIL=monitor:sidecar-exec start_ct
+  wait_for_audit '.event == "sidecar"'
+  audit_events sidecar | jq -e '.status == 32512 and (.detail | contains(
+    "the egress proxy stopped, it could not start: execve: Input/output error"))' >/dev/null \
+    || fail "$(audit_events sidecar)"
+  rt exec "$CT_ID" sh -c 'busybox nc -w 2 127.0.0.1 3128 </dev/null 2>&1; echo proxy=$?'
+  has_line "proxy=1"
+  [[ $(ct_status "$CT_ID") == running ]] || fail "status $(ct_status "$CT_ID")"
+  fault_snapshot "$CT_ID"
+  rt_ok delete --force "$CT_ID"
+  fault_nothing_left "$CT_ID"
+}
+
+@test "fault: a create event that cannot be written (ENOSPC): create fails naming it, nothing left" {
+  AGENTRT_FAULT_ERRNO=28 fault_fail_create audit:write "audit: write the create event" \
+    "No space left on device"
+}
+
+@test "fault: an exec whose audit line cannot be written does not run" {
+  fault_setup hardened
+  start_ct
+  AGENTRT_FAULT_FAIL=audit:write AGENTRT_FAULT_ERRNO=28 rt exec "$CT_ID" touch /tmp/ran
+  [[ $status -ne 0 && ${#lines[@]} -eq 1 && $output == *"audit: write the exec event: No space left on device"* ]] \
+    || fail "exec: $status: $output"
+  rt exec "$CT_ID" test -e /tmp/ran
+  [[ $status -eq 1 ]] || fail "the exec ran ($status: $output)"
+}
+
+# lifetime_case COUNT: a container that outlives its lifetime (1 s) whose
+# kill fails the first COUNT times (empty: always).
+lifetime_case ()
+{
+  fault_setup hardened
+  add_annotation run.agentrt.timeout 1
+  set_cmd sleep 100
+  AGENTRT_FAULT_FAIL=monitor:lifetime-kill AGENTRT_FAULT_COUNT=$1 rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  rt_ok start "$CT_ID"
+}
+
+@test "fault: a lifetime kill that fails is retried and recorded, until it works" {
+  lifetime_case 2
+  # attempts after 1 s, then 1 s and 2 s later: the third works
+  wait_for_audit '.event == "exit"' 100
+  trail_of "$CT_ID" 'map(select(.event != "create"))
+    | map(.event + ":" + (.limit // .incident // "") + ":" + (.detail // (.signal | tostring)))' \
+    | jq -r '.[]' >"$BATS_TEST_TMPDIR/events"
+  local want=(
+    "limit:lifetime:lifetime of 1 s reached: the container is killed"
+    "incident:lifetime-kill:attempt 1 failed: kill the container: Input/output error; next check in 1 s"
+    "incident:lifetime-kill:the container still runs 1 s after its lifetime kill; attempt 2 failed: kill the container: Input/output error; next check in 2 s"
+    "incident:lifetime-kill:the container still runs 2 s after its lifetime kill; attempt 3 done; next check in 4 s"
+    "exit::9"
+  )
+  diff <(printf '%s\n' "${want[@]}") "$BATS_TEST_TMPDIR/events" \
+    || fail "the trail: $(cat "$AUDIT_DIR/$CT_ID.jsonl")"
+  wait_for_container "$CT_ID" stopped
+  fault_snapshot "$CT_ID"
+  rt_ok delete --force "$CT_ID"
+  fault_nothing_left "$CT_ID"
+}
+
+@test "fault: a lifetime kill that never works is an incident each time, and delete --force still ends it" {
+  lifetime_case ''
+  wait_for_audit '.event == "incident" and (.detail | contains("attempt 3 failed"))' 100
+  [[ $(ct_status "$CT_ID") == running ]] || fail "status $(ct_status "$CT_ID")"
+  fault_snapshot "$CT_ID"
+  rt_ok delete --force "$CT_ID"
+  fault_nothing_left "$CT_ID"
+}
+
+@test "fault: a monitor line that cannot be written at first (ENOSPC) is written later, and the trail says so" {
+  fault_setup hardened
+  add_annotation run.agentrt.timeout 1
+  set_cmd sleep 100
+  # the monitor's first line is the lifetime's
+  AGENTRT_FAULT_FAIL=audit:trail-write AGENTRT_FAULT_COUNT=1 AGENTRT_FAULT_ERRNO=28 \
+    rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  rt_ok start "$CT_ID"
+  wait_for_audit '.event == "exit"' 50
+  [[ $(trail_of "$CT_ID" 'map(.event) | join(" ")') == '"create limit audit exit"' ]] \
+    || fail "$(cat "$AUDIT_DIR/$CT_ID.jsonl")"
+  trail_of "$CT_ID" '.[2]' | jq -e '.late == 1 and .lost == 0 and .error == "No space left on device"' >/dev/null \
+    || fail "$(trail_of "$CT_ID" '.[2]')"
+}
+
+@test "fault: a sidecar that cannot be signalled is an incident, and it still goes with the init" {
+  fault_setup hardened
+  set_cmd sleep 1
+  AGENTRT_FAULT_FAIL=monitor:sidecar-kill rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  rt_ok start "$CT_ID"
+  wait_for_audit '.event == "incident" and .incident == "sidecar-stop"' 50
+  audit_events incident | grep -q 'the egress proxy (pid [0-9]*) cannot be stopped: Input/output error' \
+    || fail "$(audit_events incident)"
+  [[ -n $(audit_events exit) ]] || fail "no exit record"
+  fault_snapshot "$CT_ID"
+  rt_ok delete --force "$CT_ID"
+  fault_nothing_left "$CT_ID"
+}
+
+@test "fault: a sidecar whose death cannot be reaped is recorded with an unknown status" {
+  fault_setup hardened
+  AGENTRT_FAULT_FAIL=monitor:sidecar-waitpid AGENTRT_FAULT_COUNT=1 start_ct
+  local sidecar
+  sidecar=$(egress_sidecar_pid)
+  [[ -n $sidecar ]] || fail "no sidecar"
+  kill -KILL "$sidecar"
+  wait_for_audit '.event == "sidecar"'
+  audit_events sidecar | jq -e '.status == -1' >/dev/null || fail "$(audit_events sidecar)"
+  fault_snapshot "$CT_ID"
+  rt_ok delete --force "$CT_ID"
+  fault_nothing_left "$CT_ID"
+}
+
+@test "fault: a monitor that cannot poll any more kills its container and says why" {
+  fault_setup hardened
+  AGENTRT_FAULT_FAIL=monitor:poll rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  wait_for_audit '.event == "incident" and .incident == "monitor"'
+  audit_events incident | grep -q 'the monitor cannot watch the container any more (poll: Input/output error): the container is killed' \
+    || fail "$(audit_events incident)"
+  wait_for_audit '.event == "exit" and .signal == 9'
+  wait_for_container "$CT_ID" stopped
+  fault_snapshot "$CT_ID"
+  rt_ok delete --force "$CT_ID"
+  fault_nothing_left "$CT_ID"
 }

@@ -61,3 +61,11 @@ lacks ()
   [[ -z $missing ]] || fail "missing: $missing"
   [[ $(jq -r .ociVersionMax <<<"$FEATURES") =~ ^1\.(2|3)\. ]]
 }
+
+@test "features: agentrt lists every linux.memoryPolicy mode and flag (it applies them)" {
+  requires agentrt
+  missing=$(lacks .linux.memoryPolicy.modes MPOL_DEFAULT MPOL_BIND MPOL_INTERLEAVE \
+    MPOL_WEIGHTED_INTERLEAVE MPOL_PREFERRED MPOL_PREFERRED_MANY MPOL_LOCAL)
+  missing+=$(lacks .linux.memoryPolicy.flags MPOL_F_NUMA_BALANCING MPOL_F_RELATIVE_NODES MPOL_F_STATIC_NODES)
+  [[ -z $missing ]] || fail "missing: $missing"
+}

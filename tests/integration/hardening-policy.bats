@@ -2,8 +2,9 @@
 # hardening-policy: ordinary work still succeeds under the hardening (work
 # dir, /tmp, HOME, busybox tools, ordinary env vars); run.agentrt.*
 # annotations with typos, or that loosen beyond the admin policy, refuse
-# the create and say which key and which policy field; an ephemeral root
-# takes writes in memory and leaves the image untouched.
+# the create and say which key and which policy field (broad egress
+# entries: public suffixes by the Public Suffix List, wide CIDRs); an
+# ephemeral root takes writes in memory and leaves the image untouched.
 
 load helpers
 load helpers/hardening
@@ -63,6 +64,68 @@ create_refused ()
   has_line tmp-ok
 }
 
+@test "hardening: a cwd the image lacks is created under the read-only root" {
+  update_config '.process.cwd = "/agent/work"'
+  run_ct pwd
+  check_status 0
+  [[ $output == /agent/work ]] || fail "$output"
+}
+
+@test "hardening: stdio pipes are given to the agent's user; a host file redirected in keeps its owner" {
+  update_config '.process.user = {uid: 1000, gid: 1000}'
+  set_cmd sh -c 'echo out >>/dev/stdout; echo "rc=$?"; stat -L -c %u:%g /proc/self/fd/1'
+  runtime run --bundle "$BUNDLE" "$CT_ID" </dev/null 2>&1 | cat >"$BATS_TEST_TMPDIR/piped"
+  [[ $(<"$BATS_TEST_TMPDIR/piped") == $'out\nrc=0\n1000:1000' ]] || fail "piped: $(<"$BATS_TEST_TMPDIR/piped")"
+  f=$BATS_TEST_TMPDIR/host-file
+  runtime run --bundle "$BUNDLE" "$CT_ID-2" </dev/null >"$f" 2>&1
+  [[ $(stat -c %u:%g "$f") == 0:0 ]] || fail "the host file is $(stat -c %u:%g "$f") now"
+  grep -qx 'rc=1' "$f" && grep -qx '0:0' "$f" || fail "$(<"$f")"
+}
+
+@test "hardening: a failing poststart hook stops and removes the container, its monitor and sidecar (start and run)" {
+  update_config '.hooks.poststart = [{path: "/bin/false", args: ["false"]}]'
+  rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  helpers=$(jq -r '.monitorPid, .sidecarPid' "$ROOT/$CT_ID/state.json")
+  [[ $helpers =~ ^[0-9]+$'\n'[0-9]+$ ]] || fail "helpers: $helpers"
+  rt start "$CT_ID"
+  [[ $status -ne 0 && $output == *poststart* ]] || fail "start: [$status] $output"
+  no_leftovers "$CT_ID"
+  for p in $helpers; do
+    pid_gone "$p" || fail "helper $p left"
+  done
+  rt run --bundle "$BUNDLE" "$CT_ID-2"
+  [[ $status -ne 0 && $output == *poststart* ]] || fail "run: [$status] $output"
+  no_leftovers "$CT_ID-2"
+}
+
+@test "hardening: tmpfs modes: /tmp and /dev/shm 1777, /run 755, HOME 700 the user's, a bundle's tmpfs that of what it covers" {
+  mkdir -p "$ROOTFS/priv" && chmod 0700 "$ROOTFS/priv"
+  add_mount /priv tmpfs tmpfs nosuid nodev
+  update_config '.process.user = {uid: 1000, gid: 1000} | .process.env += ["HOME=/home/agent"]'
+  run_ct stat -c '%a %u %n' /tmp /dev/shm /run /home/agent /priv
+  check_status 0
+  [[ $output == $'1777 0 /tmp\n1777 0 /dev/shm\n755 0 /run\n700 1000 /home/agent\n700 0 /priv' ]] || fail "$output"
+}
+
+@test "hardening: the init and an exec'd process lead sessions of the container's pid namespace" {
+  set_cmd sh -c 'read -r pid comm st ppid pgrp sid rest </proc/self/stat; echo "$pid $pgrp $sid" >/dev/shm/init; exec sleep inf'
+  start_ct
+  rt exec "$CT_ID" sh -c 'cat /dev/shm/init; read -r pid comm st ppid pgrp sid rest </proc/self/stat; echo "$pid $pgrp $sid"'
+  check_status 0
+  read -r pid pgrp sid <<<"${lines[1]}"
+  [[ ${lines[0]} == "1 1 1" && $pid -gt 1 && $pgrp == "$pid" && $sid == "$pid" ]] || fail "$output"
+}
+
+@test "hardening: linux.memoryPolicy applies to the agent and its exec'd processes" {
+  cp "$(test_program showmempolicy)" "$ROOTFS/bin/showmempolicy"
+  update_config '.linux.memoryPolicy = {mode: "MPOL_PREFERRED", nodes: "0"}'
+  set_cmd sh -c 'showmempolicy >/dev/shm/init; exec sleep inf'
+  start_ct
+  rt exec "$CT_ID" sh -c 'cat /dev/shm/init; showmempolicy'
+  check_status 0
+  [[ $output == $'MPOL_PREFERRED nodes=0\nMPOL_PREFERRED nodes=0' ]] || fail "$output"
+}
+
 @test "hardening: a typo in a run.agentrt annotation refuses the create" {
   add_annotation run.agentrt.egres none
   create_refused run.agentrt.egres
@@ -92,6 +155,36 @@ create_refused ()
   hardening_policy
   update_config '.annotations = {"run.agentrt.egress.allow": "*.com"}'
   create_refused run.agentrt.egress.allow "*.com"
+}
+
+@test "hardening: broad egress entries are refused: public suffixes at any level, wide CIDRs; no list, no wildcard" {
+  local psl=/usr/share/publicsuffix/public_suffix_list.dat
+  [[ -r $psl ]] || skip "requires $psl (apt-get install publicsuffix)"
+  update_config '.annotations = {"run.agentrt.egress.allow": "api.example.com,*.amazonaws.com"}'
+  create_refused run.agentrt.egress.allow egress.allowBroad '`*.amazonaws.com`' \
+    'Public Suffix List'
+  update_config '.annotations = {"run.agentrt.egress.allow": "*.bucket.s3.amazonaws.com,*.co.uk"}'
+  create_refused run.agentrt.egress.allow '`*.co.uk`' '`co.uk`'
+  update_config '.annotations = {"run.agentrt.egress.allow": "10.0.0.0/8"}'
+  create_refused run.agentrt.egress.allow egress.allowBroad 'a CIDR wider than /16'
+  # the policy's own entries are judged the same way
+  hardening_policy '.egress.allow = ["*.githubusercontent.com"]'
+  update_config 'del(.annotations["run.agentrt.egress.allow"])'
+  create_refused 'policy egress.allow' egress.allowBroad '`githubusercontent.com`'
+  # without the list a wildcard cannot be judged: refused, naming the file
+  hardening_policy '.egress.publicSuffixList = "/nonexistent/psl.dat"'
+  update_config '.annotations = {"run.agentrt.egress.allow": "*.corp.example"}'
+  create_refused run.agentrt.egress.allow '`*.corp.example`' '/nonexistent/psl.dat'
+
+  # narrow entries pass; with egress.allowBroad broad ones do, list or not
+  hardening_policy
+  update_config '.annotations = {"run.agentrt.egress.allow": "*.github.com,*.bucket.s3.amazonaws.com,10.1.0.0/16"}'
+  run_ct true
+  check_status 0
+  hardening_policy '.egress.allowBroad = true | .egress.publicSuffixList = "/nonexistent/psl.dat"'
+  update_config '.annotations = {"run.agentrt.egress.allow": "*.amazonaws.com,10.0.0.0/8"}'
+  run_ct true
+  check_status 0
 }
 
 @test "hardening: run.agentrt.env.keep lets a named variable through, recorded" {

@@ -297,6 +297,9 @@ requires ()
         local a=${r#seccomp_action_}
         runtime_features | jq -e --arg a "$a" '.linux.seccomp.actions // [] | index($a)' >/dev/null \
           || skip "requires $a (not in '$(runtime_name) features')" ;;
+      memory_policy)
+        runtime_features | jq -e '.linux.memoryPolicy.modes // [] | index("MPOL_BIND")' >/dev/null \
+          || skip "requires linux.memoryPolicy (not in '$(runtime_name) features')" ;;
       hook_*)
         local h=${r#hook_}
         runtime_features | jq -e --arg h "$h" '.hooks // [] | index($h)' >/dev/null \
@@ -315,6 +318,31 @@ requires ()
 unsupported_by ()
 {
   [[ $(runtime_name) != "$1" ]] || skip "$1: $2"
+}
+
+# runtime_version: x.y.z of the runtime under test (`RUNTIME --version`).
+runtime_version ()
+{
+  "$RUNTIME" --version 2>/dev/null | awk 'NR == 1 { sub(/[^0-9.].*/, "", $3); print $3 }'
+}
+
+# unsupported_before NAME VERSION REASON: like unsupported_by, for the
+# versions of NAME older than VERSION only (VERSION and later implement it).
+unsupported_before ()
+{
+  local v
+  [[ $(runtime_name) == "$1" ]] || return 0
+  v=$(runtime_version)
+  [[ $(printf '%s\n%s\n' "$v" "$2" | sort -V | head -n 1) == "$2" ]] \
+    || skip "$1 $v: $3 ($1 $2 and later do)"
+}
+
+# pid_gone PID: no such process, or a zombie its parent has not reaped yet.
+pid_gone ()
+{
+  local st
+  st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+  [[ $st == @(|Z) ]]
 }
 
 # ---- teardown and leak detection ------------------------------------------

@@ -182,6 +182,34 @@ log_kinds ()
   no_leftovers "$CT_ID"
 }
 
+@test "hooks: a failing poststart hook fails start, stops the container and runs no later poststart hook" {
+  requires root
+  unsupported_by runc "runc 1.1.5 runs poststart hooks during create, which fails (runtime-spec: after the user process has started)"
+  unsupported_before crun 1.27 "a failing poststart hook is only a warning"
+  update_config '.hooks = {poststart: [$first, {path: "/bin/false", args: ["false"]}, $after]}' \
+    --argjson first "$(host_hook first)" --argjson after "$(host_hook after)"
+  rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  rt start "$CT_ID"
+  [[ $status -ne 0 ]] || fail "start succeeded"
+  [[ $(log_kinds) == "first " ]] || fail "hooks run: $(log_kinds)"
+  # stopped (runc) or stopped and removed (runtime-spec 1.3, crun, agentrt)
+  [[ $(ct_status "$CT_ID") == @(|stopped) ]] || fail "status: $(ct_status "$CT_ID")"
+}
+
+@test "hooks: after a failing poststart hook the container is removed and its poststop hooks run" {
+  requires root agentrt
+  update_config '.hooks = {poststart: [{path: "/bin/false", args: ["false"]}], poststop: [$pst]}' \
+    --argjson pst "$(host_hook poststop)"
+  rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  pid=$(ct_pid "$CT_ID")
+  rt start "$CT_ID"
+  [[ $status -ne 0 ]] || fail "start succeeded"
+  [[ $output == *"poststart hook \`/bin/false\` exited with status 1"* ]] || fail "$output"
+  [[ $(log_kinds) == "poststop " ]] || fail "hooks run: $(log_kinds)"
+  pid_gone "$pid" || fail "the init $pid is still there"
+  no_leftovers "$CT_ID"
+}
+
 @test "hooks: a failing poststop hook does not stop delete" {
   requires root
   update_config '.hooks.poststop = [{path: "/bin/false", args: ["false"]}]'

@@ -84,6 +84,32 @@ opts_of ()
   [[ ${lines[3]} == "dd=1" ]]
 }
 
+@test "mounts: a tmpfs without mode= takes the mode of the directory it covers" {
+  requires root
+  unsupported_before crun 1.11 "a tmpfs without mode= is 1777 whatever it covers"
+  mkdir -p "$ROOTFS/priv" "$ROOTFS/grp"
+  chmod 0700 "$ROOTFS/priv"
+  chmod 2750 "$ROOTFS/grp"
+  add_mount /priv tmpfs tmpfs nosuid nodev size=1m
+  add_mount /grp tmpfs tmpfs
+  # a mountpoint the runtime makes: the tmpfs default
+  add_mount /new/dir tmpfs tmpfs
+  run_ct stat -c '%a %n' /priv /grp /new/dir
+  check_status 0
+  [[ $output == $'700 /priv\n2750 /grp\n1777 /new/dir' ]] || fail "$output"
+}
+
+@test "mounts: a tmpfs mode= wins over the mode of the directory it covers" {
+  requires root
+  unsupported_before runc 1.2 "it chmods the tmpfs to the covered directory's mode after mounting, mode= or not"
+  mkdir -p "$ROOTFS/explicit"
+  chmod 0700 "$ROOTFS/explicit"
+  add_mount /explicit tmpfs tmpfs mode=1755
+  run_ct stat -c %a /explicit
+  check_status 0
+  [[ $output == 1755 ]] || fail "$output"
+}
+
 @test "mounts: noexec is enforced" {
   requires root
   add_mount /noexec tmpfs tmpfs noexec

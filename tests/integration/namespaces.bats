@@ -38,6 +38,32 @@ print_ns_cmd='for n in mnt uts ipc net pid cgroup user; do echo "$n $(readlink /
   [[ $output == lo ]] || fail "interfaces: $output"
 }
 
+@test "namespaces: the runtime brings lo up in a new network namespace, before the hooks" {
+  requires root ip
+  log=$BATS_TEST_TMPDIR/hook.log
+  # createContainer hooks run in the container's namespaces (before its
+  # pivot_root, so the host's ip and paths)
+  update_config '.hooks.createContainer = [{path: "/bin/sh",
+      args: ["sh", "-c", "ip -o link show lo > \($log)"]}]' --arg log "$log"
+  run_ct sh -c 'cat /sys/class/net/lo/flags; ip -o addr show lo'
+  check_status 0
+  # IFF_UP (0x1) with IFF_LOOPBACK (0x8)
+  (( (${lines[0]} & 0x9) == 0x9 )) || fail "lo flags: $output"
+  grep -q 'inet 127.0.0.1/8' <<<"$output" || fail "$output"
+  grep -q '<LOOPBACK,UP' "$log" || fail "in the hook: $(<"$log")"
+}
+
+@test "namespaces: lo of a joined network namespace is left as it is" {
+  requires root ip
+  ns=agentrt-$CT_ID
+  ip netns add "$ns"
+  cleanup_add "ip netns del $ns"
+  update_config '(.linux.namespaces[] | select(.type == "network")) .path = $p' --arg p "/run/netns/$ns"
+  run_ct cat /sys/class/net/lo/flags
+  check_status 0
+  (( (output & 0x1) == 0 )) || fail "lo flags: $output"
+}
+
 @test "namespaces: join a network namespace by path (ip netns)" {
   requires root ip
   ns=agentrt-$CT_ID

@@ -39,6 +39,64 @@ load helpers
   [[ $output == /etc ]]
 }
 
+@test "process: a cwd the image lacks is created, also under a read-only root" {
+  requires root
+  update_config '.root.readonly = true | .process.cwd = "/no/such/dir"
+    | .process.user = {uid: 65534, gid: 65534}'
+  run_ct sh -c 'pwd; stat -c %F /no/such/dir'
+  check_status 0
+  [[ ${lines[0]} == /no/such/dir && ${lines[1]} == directory ]] || fail "$output"
+  # made in the rootfs, before the root became read-only
+  [[ -d $ROOTFS/no/such/dir ]]
+}
+
+@test "process: a cwd that is a file fails create" {
+  requires root
+  update_config '.process.cwd = "/etc/passwd"'
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 ]]
+  no_leftovers "$CT_ID"
+}
+
+# run_split: `run` the bundle with stdout and stderr two pipes, into
+# $out and $err (stdin from /dev/null).
+run_split ()
+{
+  local o=$BATS_TEST_TMPDIR/split.out e=$BATS_TEST_TMPDIR/split.err
+  { runtime run --bundle "$BUNDLE" "$CT_ID" 2>&1 1>&3 </dev/null | cat >"$e"; } 3>&1 | cat >"$o"
+  out=$(<"$o") err=$(<"$e")
+}
+
+@test "process: a non-root user owns its stdio pipes and can reopen /dev/stdout and /dev/stderr" {
+  requires root
+  update_config '.process.user = {uid: 65534, gid: 65534}'
+  set_cmd sh -c 'echo out >/dev/stdout && echo err >/dev/stderr && stat -L -c %u:%g /proc/self/fd/1 /proc/self/fd/2'
+  run_split
+  [[ $out == $'out\n'65534:* && $err == err ]] || fail "stdout: $out; stderr: $err"
+  # crun and agentrt give the gid too; runc only the uid
+  [[ $(runtime_name) == runc || $out == $'out\n65534:65534\n65534:65534' ]] || fail "stdout: $out"
+}
+
+@test "process: a regular file as stdout is given to the user too" {
+  requires root
+  update_config '.process.user = {uid: 65534, gid: 65534}'
+  set_cmd sh -c 'echo again >>/dev/stdout'
+  # create's stdio (rt: a file) is the container's (runc's `run` would
+  # put pipes of its own in between)
+  rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  f=$RT_OUT
+  rt_ok start "$CT_ID"
+  wait_for_container "$CT_ID" stopped
+  [[ $(<"$f") == again && $(stat -c %u "$f") == 65534 ]] || fail "$(stat -c %u:%g "$f"): $(<"$f")"
+}
+
+@test "process: the init leads a session and process group of its pid namespace" {
+  requires root
+  run_ct sh -c 'read -r pid comm st ppid pgrp sid rest </proc/self/stat; echo "$pid $pgrp $sid"'
+  check_status 0
+  [[ $output == "1 1 1" ]] || fail "pid pgrp sid: $output"
+}
+
 @test "process: env is exactly the config's (plus what the spec allows)" {
   requires root
   update_config '.process.env = ["PATH=/bin", "ONE=1", "SPACED=a b  c", "EMPTY=", "AGENTRT_TEST_TAG=\($id)"]' --arg id "$CT_ID"
@@ -185,6 +243,80 @@ caps_line ()
   rt create --bundle "$BUNDLE" "$CT_ID"
   [[ $status -ne 0 ]]
   no_leftovers "$CT_ID"
+}
+
+@test "process: the kernel.hostname sysctl is refused (the hostname field sets it)" {
+  requires root
+  update_config '.hostname = "by-field" | .linux.sysctl = {"kernel.hostname": "by-sysctl"}'
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 ]]
+  no_leftovers "$CT_ID"
+  update_config 'del(.hostname)'
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 ]]
+  no_leftovers "$CT_ID"
+}
+
+@test "process: the kernel.domainname sysctl alone sets the domain name" {
+  requires root
+  update_config '.linux.sysctl = {"kernel.domainname": "by-sysctl"}'
+  run_ct cat /proc/sys/kernel/domainname
+  check_status 0
+  [[ $output == by-sysctl ]]
+}
+
+@test "process: a kernel.domainname sysctl that contradicts the domainname field is refused" {
+  requires root
+  unsupported_by runc "runc takes the sysctl whatever the domainname field says (1.1.5 ignores the field); agentrt follows crun"
+  update_config '.domainname = "by-field" | .linux.sysctl = {"kernel.domainname": "by-sysctl"}'
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 ]]
+  no_leftovers "$CT_ID"
+  update_config '.linux.sysctl = {"kernel.domainname": "by-field"}'
+  run_ct cat /proc/sys/kernel/domainname
+  check_status 0
+  [[ $output == by-field ]]
+}
+
+@test "process: linux.memoryPolicy applies to the init and to exec'd processes" {
+  requires root memory_policy
+  cp "$(test_program showmempolicy)" "$ROOTFS/bin/showmempolicy"
+  update_config '.linux.memoryPolicy = {mode: "MPOL_BIND", nodes: "0", flags: ["MPOL_F_STATIC_NODES"]}'
+  set_cmd sh -c 'showmempolicy; exec sleep inf'
+  start_ct
+  rt exec "$CT_ID" showmempolicy
+  check_status 0
+  [[ $output == "MPOL_BIND MPOL_F_STATIC_NODES nodes=0" ]] || fail "exec: $output"
+  [[ $(<"$CT_OUT") == "MPOL_BIND MPOL_F_STATIC_NODES nodes=0" ]] || fail "init: $(<"$CT_OUT")"
+  update_config '.linux.memoryPolicy = {mode: "MPOL_INTERLEAVE", nodes: "0"}'
+  set_cmd showmempolicy
+  rt run --bundle "$BUNDLE" "$CT_ID-2"
+  check_status 0
+  [[ $output == "MPOL_INTERLEAVE nodes=0" ]] || fail "$output"
+}
+
+@test "process: a linux.memoryPolicy the kernel refuses (a node without memory) fails create" {
+  requires root memory_policy
+  # one past the highest online node
+  node=$(( $(tr ',' '\n' </sys/devices/system/node/online | tail -n 1 | sed 's/.*-//') + 1 ))
+  update_config '.linux.memoryPolicy = {mode: "MPOL_BIND", nodes: $n}' --arg n "$node"
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 ]] || fail "create succeeded"
+  [[ $(runtime_name) != agentrt || $output == *"linux.memoryPolicy: set_mempolicy MPOL_BIND nodes \`$node\`"* ]] || fail "$output"
+  no_leftovers "$CT_ID"
+}
+
+@test "process: a linux.memoryPolicy set_mempolicy(2) forbids is refused" {
+  requires root memory_policy
+  for mp in '{"mode": "MPOL_DEFAULT", "nodes": "0"}' '{"mode": "MPOL_BIND"}' \
+      '{"mode": "MPOL_BIND", "nodes": "0", "flags": ["MPOL_F_STATIC_NODES", "MPOL_F_RELATIVE_NODES"]}' \
+      '{"mode": "MPOL_BIND", "nodes": "0-"}'; do
+    update_config '.linux.memoryPolicy = $mp' --argjson mp "$mp"
+    rt create --bundle "$BUNDLE" "$CT_ID"
+    [[ $status -ne 0 ]] || fail "create succeeded with $mp"
+    [[ $(runtime_name) != agentrt || $output == *linux.memoryPolicy.* ]] || fail "$mp: $output"
+    no_leftovers "$CT_ID"
+  done
 }
 
 @test "process: hostname" {

@@ -166,6 +166,17 @@ load helpers
   has_line write-ok
 }
 
+@test "rootfs: linux.devices paths are taken clean (/dev/foo/ is /dev/foo)" {
+  requires root
+  unsupported_before crun 1.17 "mknod of a device path with a trailing slash fails"
+  update_config '.linux.devices = [{path: "/dev/agentrt-a/", type: "c", major: 1, minor: 3},
+      {path: "/dev/agentrt-dir/b/", type: "c", major: 1, minor: 5}]'
+  run_ct sh -c 'stat -c "%F %t:%T %n" /dev/agentrt-a /dev/agentrt-dir/b'
+  check_status 0
+  has_line "character special file 1:3 /dev/agentrt-a"
+  has_line "character special file 1:5 /dev/agentrt-dir/b"
+}
+
 @test "rootfs: rootfsPropagation rslave receives host mounts, private does not" {
   requires root
   for prop in rslave private; do

@@ -125,6 +125,10 @@ test_features (void)
   CHECK_CONTAINS (json, "\"apparmor\": {\n            \"enabled\": true\n        }");
   CHECK_CONTAINS (json, "\"mountExtensions\": {\n            \"idmap\": {\n"
                         "                \"enabled\": false\n");
+  CHECK_CONTAINS (json, "\"memoryPolicy\": {\n            \"modes\": [\n"
+                        "                \"MPOL_DEFAULT\",");
+  CHECK_CONTAINS (json, "\"MPOL_LOCAL\"\n            ],\n            \"flags\": [\n"
+                        "                \"MPOL_F_NUMA_BALANCING\",");
   CHECK_CONTAINS (json, "\"annotations\": {\n        \"org.opencontainers.runc.checkpoint.enabled\": "
                         "\"false\",\n        \"run.agentrt.version\": \"0.1.0\"\n    },\n"
                         "    \"potentiallyUnsafeConfigAnnotations\": [\n        \"run.agentrt.\"\n"
@@ -138,9 +142,10 @@ test_features (void)
   /* Absent lists are left out, not written as empty. */
   features_init (&f);
   f.hooks = NULL;
+  f.mempolicy_modes = f.mempolicy_flags = NULL;
   json = features_to_json (&f);
   CHECK (strstr (json, "\"hooks\"") == NULL && strstr (json, "mountOptions") == NULL
-         && strstr (json, "annotations") == NULL);
+         && strstr (json, "annotations") == NULL && strstr (json, "memoryPolicy") == NULL);
   free (json);
 }
 

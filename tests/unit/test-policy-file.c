@@ -118,6 +118,15 @@ test_malformed (void)
                 "policy.json: egress.allow: egress allowlist entry");
   expect_error ("{\"egress\":{\"ceiling\":[\"*.x .com\"]}}",
                 "egress.ceiling");
+  expect_error ("{\"egress\":{\"allow\":[\"pypi.org\",\"10.0.0.0/8\"]}}",
+                "policy.json: egress.allow: needs egress.allowBroad: egress "
+                "allowlist entry `10.0.0.0/8` (#2): too broad");
+  expect_error ("{\"egress\":{\"allow\":[\"*\"],\"allowBroad\":false}}",
+                "egress.allow: needs egress.allowBroad");
+  expect_error ("{\"egress\":{\"publicSuffixList\":\"psl.dat\"}}",
+                "egress.publicSuffixList: expected an absolute path");
+  expect_error ("{\"egress\":{\"publicSuffixList\":true}}",
+                "egress.publicSuffixList: expected a string");
   expect_error ("{\"seccomp\":{\"profile\":\"agent.json\"}}",
                 "seccomp.profile: expected an absolute path or null");
   expect_error ("{\"seccomp\":{\"profile\":5}}",
@@ -153,6 +162,7 @@ test_empty_is_defaults (void)
   CHECK_STR_EQ (p.seccomp_profile, POLICY_DEFAULT_SECCOMP_PROFILE);
   CHECK_STR_EQ (p.audit_dir, "/var/log/agentrt");
   CHECK (p.egress_ceiling.len == 1 && p.egress_allow.len == 0);
+  CHECK_STR_EQ (p.public_suffix_list, POLICY_DEFAULT_PUBLIC_SUFFIX_LIST);
   CHECK (p.sidecar_busy_poll_us == 100);
   policy_release (&p);
   policy_release (&d);
@@ -176,8 +186,9 @@ test_values (void)
       "\"devices\":{\"allow\":[\"/dev/fuse\",\"net/tun\",\"fuse\"]},"
       "\"capabilities\":{\"safe\":[\"cap_kill\",\"CAP_NET_RAW\"]},"
       "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"48h\"},"
-      "\"egress\":{\"allow\":[\"pypi.org\"],\"ceiling\":[\"*.corp.example\","
-      "\"pypi.org\"],\"allowBroad\":true},"
+      "\"egress\":{\"allow\":[\"pypi.org\",\"10.0.0.0/8\"],\"ceiling\":"
+      "[\"*.corp.example\",\"pypi.org\"],\"allowBroad\":true,"
+      "\"publicSuffixList\":\"/etc/agentrt/psl.dat\"},"
       "\"seccomp\":{\"profile\":null},"
       "\"sidecar\":{\"uid\":990,\"gid\":991,\"busyPollMicroseconds\":0},"
       "\"audit\":{\"dir\":\"/srv/audit\"}}",
@@ -206,8 +217,9 @@ test_values (void)
   CHECK_STR_EQ (p.safe_capabilities.items[0], "CAP_KILL");
   CHECK (p.pids_limit == 256 && p.memory_limit == (int64_t) POLICY_GIB);
   CHECK (p.lifetime == 48 * 3600 && p.max_lifetime == 48 * 3600);
-  CHECK (p.egress_allow.len == 1 && p.egress_ceiling.len == 2);
+  CHECK (p.egress_allow.len == 2 && p.egress_ceiling.len == 2);
   CHECK (p.allow_broad_egress);
+  CHECK_STR_EQ (p.public_suffix_list, "/etc/agentrt/psl.dat");
   CHECK (p.seccomp_profile == NULL);
   CHECK (p.sidecar_uid == 990 && p.sidecar_gid == 991 && p.sidecar_busy_poll_us == 0);
   CHECK_STR_EQ (p.audit_dir, "/srv/audit");

@@ -36,7 +36,7 @@ static const char full_policy[] =
     "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"1h\","
     "\"maxLifetime\":\"2h\"},"
     "\"egress\":{\"allow\":[\"pypi.org\"],\"ceiling\":[\"pypi.org\"],"
-    "\"allowBroad\":true},"
+    "\"allowBroad\":true,\"publicSuffixList\":\"/srv/psl.dat\"},"
     "\"seccomp\":{\"profile\":null},"
     "\"sidecar\":{\"uid\":990,\"gid\":991,\"busyPollMicroseconds\":7},"
     "\"audit\":{\"dir\":\"/srv/audit\"}}";
@@ -63,6 +63,7 @@ test_policy_round_trip (void)
       /* the built-in lists are not repeated as extensions */
       CHECK (b.credential_paths.len == a.credential_paths.len);
       CHECK (b.socket_paths.len == a.socket_paths.len);
+      CHECK_STR_EQ (b.public_suffix_list, a.public_suffix_list);
       free (ja);
       free (jb);
       policy_release (&a);

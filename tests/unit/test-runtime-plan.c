@@ -1,6 +1,7 @@
 /* What `create` computes before the clone, from hostile configs first:
  * mount option parsing (runtime/mount_plan.c), sysctl checks
- * (create_plan_sysctls), container ids and signal names.  No root. */
+ * (create_plan_sysctls), device paths (create_plan_devices), container ids
+ * and signal names.  No root. */
 #include "config.h"
 
 #include <errno.h>
@@ -124,7 +125,10 @@ test_mount_errors_name_the_field (void)
   CHECK_CONTAINS (err ? err->msg : NULL, "mounts[1] (`/b`): source");
   agentrt_error_release (&err);
   CHECK (mount_plan_build (idmap, "/bundle", NULL, &plan, &err) < 0);
-  CHECK_CONTAINS (err ? err->msg : NULL, "mounts[0].options[1]: mount option `idmap`");
+  /* idmap with no mapping to apply: neither the mount's nor a user
+   * namespace's */
+  CHECK_CONTAINS (err ? err->msg : NULL, "mounts[0].options: idmap needs "
+                                         "uidMappings and gidMappings");
   agentrt_error_release (&err);
   CHECK (mount_plan_build (notype, "/bundle", NULL, &plan, &err) < 0);
   CHECK_CONTAINS (err ? err->msg : NULL, "mounts[0].type");
@@ -154,7 +158,18 @@ test_sysctls_must_be_namespaced (void)
     const char *sysctl;
     const char *namespaces;
     const char *error; /* NULL: accepted */
+    const char *domainname;
   } cases[] = {
+    /* the uts names have fields of their own */
+    { "\"kernel.hostname\":\"evil\"", "[{\"type\":\"uts\"}]",
+      "`kernel.hostname` conflicts with the `hostname` field" },
+    { "\"kernel.hostname\":\"\"", "[{\"type\":\"uts\"}]",
+      "`kernel.hostname` conflicts with the `hostname` field" },
+    { "\"kernel.domainname\":\"a\"", "[{\"type\":\"uts\"}]",
+      "`kernel.domainname` = `a` conflicts with the `domainname` field (`b`)", "b" },
+    { "\"kernel.domainname\":\"b\"", "[{\"type\":\"uts\"}]", NULL, "b" },
+    { "\"kernel.domainname\":\"a\"", "[{\"type\":\"uts\"}]", NULL },
+    { "\"kernel.domainname\":\"a\"", "[]", "needs the container's own uts" },
     { "\"net.ipv4.ip_forward\":\"1\"", "[{\"type\":\"network\"}]", NULL },
     { "\"net.ipv4.ip_forward\":\"1\"", "[]", "needs the container's own network" },
     { "\"kernel.shmmax\":\"1\"", "[{\"type\":\"ipc\"}]", NULL },
@@ -175,8 +190,10 @@ test_sysctls_must_be_namespaced (void)
       size_t n = 0, k;
       int r;
 
-      if (asprintf (&json, CONFIG_HEAD "\"linux\":{\"namespaces\":%s,"
-                    "\"sysctl\":{%s}}}", cases[i].namespaces, cases[i].sysctl) < 0)
+      if (asprintf (&json, CONFIG_HEAD "\"domainname\":\"%s\",\"linux\":"
+                    "{\"namespaces\":%s,\"sysctl\":{%s}}}",
+                    cases[i].domainname ? cases[i].domainname : "",
+                    cases[i].namespaces, cases[i].sysctl) < 0)
         abort ();
       c = parse (json, &err);
       CHECK (c != NULL);
@@ -193,6 +210,68 @@ test_sysctls_must_be_namespaced (void)
       for (k = 0; k < n; k++)
         free ((char *) list[k].path);
       free (list);
+    }
+}
+
+static void
+test_device_paths_are_clean (void)
+{
+  static const struct
+  {
+    const char *path;
+    const char *want;  /* the node's path; NULL: refused */
+    size_t n_nodes;
+  } cases[] = {
+    { "/", NULL, 0 },
+    { "//", NULL, 0 },
+    { "/dev/..", NULL, 0 },
+    { "/dev/../..//.", NULL, 0 },
+    { "/dev/foo/", "/dev/foo", 7 },
+    { "/dev//foo/./", "/dev/foo", 7 },
+    { "/dev/../etc/foo", "/etc/foo", 7 },
+    { "/dev/null/", "/dev/null", 6 }, /* replaces the default */
+    { "/dev/net/tun", "/dev/net/tun", 7 },
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      cleanup_error agentrt_error_t err = NULL;
+      cleanup_free char *json = NULL;
+      cleanup_oci_config struct oci_config *c = NULL;
+      struct create_plan plan;
+      int r;
+
+      if (asprintf (&json, CONFIG_HEAD "\"linux\":{\"devices\":[{\"path\":"
+                    "\"%s\",\"type\":\"c\",\"major\":1,\"minor\":3}]}}",
+                    cases[i].path) < 0)
+        abort ();
+      c = parse (json, &err);
+      CHECK (c != NULL);
+      if (c == NULL)
+        continue;
+      memset (&plan, 0, sizeof plan);
+      r = create_plan_devices (c, &plan, &err);
+      if (cases[i].want == NULL)
+        {
+          CHECK (r < 0);
+          CHECK_CONTAINS (err ? err->msg : NULL, "linux.devices[0].path");
+        }
+      else
+        {
+          const struct devices_spec *d = &plan.init.devices;
+          CHECK (r == 0 && d->n_nodes == cases[i].n_nodes);
+          if (r == 0 && d->n_nodes == cases[i].n_nodes)
+            {
+              size_t k = cases[i].n_nodes == 6 ? 0 : 6;
+              CHECK_STR_EQ (d->nodes[k].path, cases[i].want);
+            }
+        }
+      /* only what create_plan_devices made (a zeroed plan has fds 0) */
+      for (size_t k = 0; plan.device_paths && plan.device_paths[k]; k++)
+        free (plan.device_paths[k]);
+      free (plan.device_paths);
+      free (plan.devices);
     }
 }
 
@@ -233,6 +312,7 @@ main (void)
   RUN_TEST (test_relative_bind_source_is_the_bundles);
   RUN_TEST (test_hardened_binds_need_a_judged_source);
   RUN_TEST (test_sysctls_must_be_namespaced);
+  RUN_TEST (test_device_paths_are_clean);
   RUN_TEST (test_container_ids);
   RUN_TEST (test_signal_names);
   return UNIT_EXIT ();

@@ -51,10 +51,33 @@ test_peer_gone (void)
   close (sv[0]);
 }
 
+/* The init reports its error and exits without reading what the runtime
+ * had sent it: its report is still received (the kernel's ECONNRESET
+ * comes first and must not hide it), then the end. */
+static void
+test_report_of_a_peer_that_left_messages_unread (void)
+{
+  struct sync_msg msg = { .type = SYNC_HOOKS_DONE };
+  struct sync_msg out;
+  int sv[2];
+
+  CHECK (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
+  CHECK (sync_send (sv[0], &msg, NULL, 0) == 0);
+  msg.type = SYNC_ERROR;
+  msg.error.status = ENOTDIR;
+  CHECK (sync_send (sv[1], &msg, NULL, 0) == 0);
+  close (sv[1]);
+  CHECK (sync_recv (sv[0], &out, NULL, NULL) == 0);
+  CHECK (out.type == SYNC_ERROR && out.error.status == ENOTDIR);
+  CHECK (sync_recv (sv[0], &out, NULL, NULL) == -EPIPE);
+  close (sv[0]);
+}
+
 int
 main (void)
 {
   RUN_TEST (test_round_trip);
   RUN_TEST (test_peer_gone);
+  RUN_TEST (test_report_of_a_peer_that_left_messages_unread);
   return UNIT_EXIT ();
 }

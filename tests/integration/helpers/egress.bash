@@ -4,16 +4,19 @@
 # teardown_file whatever happened:
 #
 #   netns OUT (EGRESS_OUT)                 netns SRV (EGRESS_SRV)
-#   203.0.113.1/24  2001:db8:213::1/64 ── veth ── 203.0.113.10 web.test, .11 other.test
+#   1.2.3.1/24  3ffe:213::1/64 ── veth ── 1.2.3.10 web.test, .11 other.test
 #   routes to 169.254.169.254/32 and               169.254.169.254  metadata.test
 #   10.213.0.0/24 over the veth                    10.213.0.10      private.test
-#                                                  2001:db8:213::10 web6.test
+#                                                  3ffe:213::10 web6.test
 #
 # OUT is what a bundle's network namespace path points at (the way Podman
 # and CRI hand one over): agentrt starts the sidecar there and gives the
 # agent a fresh namespace with only lo.  SRV runs helpers/egress-servers.py.
-# Only documentation (203.0.113/24, 2001:db8::/32), link-local and private
-# test addresses are used, and only inside these namespaces.  Names come
+# The "public" servers need addresses the egress proxy takes as public,
+# which the documentation ranges are not (docs/egress.md, Address policy):
+# 1.2.3/24 and 3ffe:213::/64 (the old 6bone, returned to IANA), with
+# link-local and private test addresses, only inside these namespaces,
+# which have no default route: nothing can leave them.  Names come
 # from EGRESS_HOSTS, bind-mounted at /etc/hosts (with EGRESS_RESOLV at
 # /etc/resolv.conf: a nameserver address where nothing answers) in the
 # bundle, or in a private mount namespace for egress_hostnet.  Load after
@@ -58,35 +61,35 @@ _egress_net_build ()
   ip link add "eo$sfx" netns "$EGRESS_OUT" type veth peer name "es$sfx" netns "$EGRESS_SRV" || return 1
   ip -n "$EGRESS_OUT" link set lo up
   ip -n "$EGRESS_SRV" link set lo up
-  ip -n "$EGRESS_OUT" addr add 203.0.113.1/24 dev "eo$sfx"
-  ip -n "$EGRESS_OUT" addr add 2001:db8:213::1/64 dev "eo$sfx" nodad
+  ip -n "$EGRESS_OUT" addr add 1.2.3.1/24 dev "eo$sfx"
+  ip -n "$EGRESS_OUT" addr add 3ffe:213::1/64 dev "eo$sfx" nodad
   ip -n "$EGRESS_OUT" link set "eo$sfx" up
   ip -n "$EGRESS_OUT" route add 169.254.169.254/32 dev "eo$sfx"
   ip -n "$EGRESS_OUT" route add 10.213.0.0/24 dev "eo$sfx"
   local a
-  for a in 203.0.113.10/24 203.0.113.11/24 169.254.169.254/32 10.213.0.10/24; do
+  for a in 1.2.3.10/24 1.2.3.11/24 169.254.169.254/32 10.213.0.10/24; do
     ip -n "$EGRESS_SRV" addr add "$a" dev "es$sfx" || return 1
   done
-  ip -n "$EGRESS_SRV" addr add 2001:db8:213::10/64 dev "es$sfx" nodad
+  ip -n "$EGRESS_SRV" addr add 3ffe:213::10/64 dev "es$sfx" nodad
   ip -n "$EGRESS_SRV" link set "es$sfx" up
 
   cat >"$EGRESS_HOSTS" <<'EOF'
 # agentrt egress tests: test names only
 127.0.0.1 localhost
-203.0.113.10 web.test www.web.test
-203.0.113.11 other.test
+1.2.3.10 web.test www.web.test
+1.2.3.11 other.test
 169.254.169.254 metadata.test
 127.0.0.1 loop.test
 10.213.0.10 private.test
-2001:db8:213::10 web6.test
+3ffe:213::10 web6.test
 EOF
-  printf 'nameserver 203.0.113.53\noptions timeout:1 attempts:1\n' >"$EGRESS_RESOLV"
+  printf 'nameserver 1.2.3.53\noptions timeout:1 attempts:1\n' >"$EGRESS_RESOLV"
   : >"$EGRESS_UDP_LOG"
 
   py=$(_egress_python)
   (cd / && exec ip netns exec "$EGRESS_SRV" "$py" "$EGRESS_HELPERS/egress-servers.py" \
-    "$EGRESS_DIR/ready" "$EGRESS_UDP_LOG" web=203.0.113.10 other=203.0.113.11 \
-    metadata=169.254.169.254 private=10.213.0.10 web6=2001:db8:213::10 \
+    "$EGRESS_DIR/ready" "$EGRESS_UDP_LOG" web=1.2.3.10 other=1.2.3.11 \
+    metadata=169.254.169.254 private=10.213.0.10 web6=3ffe:213::10 \
     </dev/null >"$EGRESS_DIR/servers.log" 2>&1) &
   EGRESS_SERVER_PID=$!
   export EGRESS_SERVER_PID

@@ -2,9 +2,11 @@
 # tests/integration/helpers/fault.bash: what fault-injection.bats uses.
 # An agentrt built with `configure --enable-fault-injection` stops dead
 # (SIGKILL) at the stage named by AGENTRT_FAULT_STAGE, or stops (SIGSTOP)
-# there with AGENTRT_FAULT_SIGNAL=STOP (runtime/fault.h).  Release builds
-# have no fault points: the tests skip.  Load after helpers.bash and
-# helpers/hardening.bash.
+# there with AGENTRT_FAULT_SIGNAL=STOP; and the operation at the point
+# named by AGENTRT_FAULT_FAIL fails (errno AGENTRT_FAULT_ERRNO, default
+# EIO; the first AGENTRT_FAULT_COUNT times, default always) (runtime/fault.h).
+# Release builds have no fault points: the tests skip.  Load after
+# helpers.bash and helpers/hardening.bash.
 
 # Every fault point, in the order a create, start and delete pass them.
 # shellcheck disable=SC2034 # used by fault-injection.bats
@@ -15,6 +17,12 @@ FAULT_CREATE_STAGES=(create:judged create:state-dir create:state-saved
 FAULT_START_STAGES=(start:init-checked start:fifo-open start:released
   start:fifo-removed)
 FAULT_DELETE_STAGES=(delete:processes-killed delete:helpers-stopped)
+# The failure points of agentrt (agentrt-egress's, egress:*, are
+# tests/egress/run.sh's).
+# shellcheck disable=SC2034 # used by fault-injection.bats
+FAULT_FAIL_POINTS=(monitor:close-range monitor:sidecar-close-range
+  monitor:sidecar-exec monitor:lifetime-kill monitor:sidecar-kill monitor:sidecar-waitpid
+  monitor:poll audit:write audit:trail-write)
 
 # requires_fault_points: root, agentrt, and a binary with fault points.
 requires_fault_points ()
@@ -179,10 +187,37 @@ fault_delete_case ()
   fault_nothing_left "$CT_ID"
 }
 
-# fault_stages_in_binary: the stage names compiled into $RUNTIME.
+# fault_stages_in_binary: the stage and failure point names compiled into
+# $RUNTIME.
 fault_stages_in_binary ()
 {
-  grep -aoE '(create|start|delete):[a-z][a-z-]*[a-z]' "$RUNTIME" | sort -u
+  grep -aoE '(create|start|delete|monitor|audit):[a-z][a-z-]*[a-z]' "$RUNTIME" | sort -u
+}
+
+# fault_fail_create POINT WORD...: a hardened create whose POINT fails is
+# refused with one line naming every WORD, and leaves nothing.
+# shellcheck disable=SC2154 # status and output come from rt
+fault_fail_create ()
+{
+  local point=$1
+  shift
+  fault_setup hardened || return 1
+  AGENTRT_FAULT_FAIL=$point rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 ]] || fail "create succeeded with $point failing"
+  [[ ${#lines[@]} -eq 1 ]] || fail "not one line: $output"
+  local w
+  for w in "$@"; do
+    [[ $output == *"$w"* ]] || fail "the message does not name '$w': $output"
+  done
+  fault_no_processes "$CT_ID"
+  no_leftovers "$CT_ID"
+}
+
+# trail_of ID [JQ-FILTER]: the container's trail as one JSON array (the
+# events in order), through FILTER.
+trail_of ()
+{
+  jq -sc "${2:-.}" "$AUDIT_DIR/$1.jsonl"
 }
 
 # small_root KIB: ROOT becomes a directory on a KIB-sized tmpfs of the
