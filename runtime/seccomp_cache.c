@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/io.h"
 #include "common/xalloc.h"
 #include "runtime/seccomp_cache.h"
 #include "runtime/seccomp_key.h"
@@ -198,22 +199,6 @@ seccomp_cache_get (struct seccomp_cache *c, const void *key, size_t key_len)
       h.flags);
 }
 
-static int
-write_all (int fd, const char *buf, size_t len)
-{
-  ssize_t n;
-
-  for (; len > 0; buf += n, len -= (size_t) n)
-    {
-      n = write (fd, buf, len);
-      if (n < 0 && errno == EINTR)
-        n = 0;
-      else if (n < 0)
-        return -1;
-    }
-  return 0;
-}
-
 struct entry_stat
 {
   char name[32];
@@ -338,7 +323,7 @@ seccomp_cache_put (struct seccomp_cache *c, const void *key, size_t key_len,
                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return;
-  ok = write_all (fd, buf, size) == 0;
+  ok = io_write_all (fd, buf, size, NULL) == 0;
   ok = close (fd) == 0 && ok;
   if (!ok || renameat (c->dirfd, tmp, c->dirfd, name) < 0)
     {
