@@ -35,8 +35,9 @@
 # --quick: a few iterations of everything (CI smoke: the figures mean
 # nothing then).  Figures are medians of interleaved rounds and ratios of
 # runtimes measured in the same run; the script judges nothing and exits 0
-# when every measurement ran (and `parallel` found nothing left behind).  Needs root, runc, crun, tinyproxy and curl
-# (egress), podman and conmon (podman).
+# when every measurement ran (and `parallel` found nothing left behind).
+# Needs root, runc, crun, jq, tinyproxy and curl (egress), podman and
+# conmon (podman).
 # Environment: RUNTIME (default: agentrt built in _build/, with
 # agentrt-egress next to it), RUNC, CRUN, ROUNDS_RUN, ROUNDS_LIFECYCLE,
 # EGRESS_BYTES, PARALLEL_N, PARALLEL_ROUNDS, ROUNDS_PODMAN, BENCH_ENGINES
@@ -58,7 +59,7 @@ for arg; do
   case $arg in
     --quick) quick=1 ;;
     run|lifecycle|parallel|podman|egress) sections+=("$arg") ;;
-    -h|--help) sed -n '2,40s/^# \{0,1\}//p' "$SELF"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$SELF"; exit 0 ;;
     *) echo "bench.sh: unknown argument \`$arg\` (see --help)" >&2; exit 2 ;;
   esac
 done
