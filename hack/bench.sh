@@ -303,7 +303,8 @@ section_run ()
     --diff agentrt-hard-none:agentrt --diff agentrt-hard:agentrt-hard-none \
     --diff agentrt-hard:agentrt --diff agentrt-hard-binds:agentrt-hard \
     --diff agentrt-hard-binds:agentrt-binds \
-    ${BASELINE:+--diff agentrt-hard:baseline-hard --diff agentrt-hard-binds:baseline-hard-binds} \
+    ${BASELINE:+--ratio baseline-hard/crun --diff agentrt-hard:baseline-hard} \
+    ${BASELINE:+--diff agentrt-hard-binds:baseline-hard-binds} \
     $(engine_figures run) >&2
   log "   $(load) at the end"
 }

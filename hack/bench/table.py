@@ -26,6 +26,8 @@ ROWS = [
     ("run.agentrt-hard-agentrt-hard-none.total.cpu_ms", "the sidecar adds to run, CPU ms",
      "", None),
     ("run.agentrt-hard-agentrt.total.ms", "hardening + sidecar add to run, ms", "", None),
+    ("run.agentrt-hard/crun.total", "agentrt hardened + sidecar / crun", "", None),
+    ("run.baseline-hard/crun.total", "AGENTRT_BASELINE hardened + sidecar / crun", "", None),
     ("load.lifecycle", "load average at the start of `lifecycle`", "", None),
     ("lifecycle.runc.total.ms", "runc create+start+delete, ms", "", None),
     ("lifecycle.crun.total.ms", "crun create+start+delete, ms", "", None),
@@ -44,6 +46,8 @@ ROWS = [
 ] + [row for e in ("docker", "podman") for v in (e, e + "-full") for row in (
     ("run.agentrt-hard-%s/crun-%s.total" % (v, v),
      "%s bundle: agentrt hardened + sidecar / crun" % v, "<= 1.0", lambda x: x <= 1.0),
+    ("run.baseline-hard-%s/crun-%s.total" % (v, v),
+     "%s bundle: AGENTRT_BASELINE hardened + sidecar / crun" % v, "", None),
     ("run.agentrt-%s/crun-%s.total" % (v, v), "%s bundle: agentrt (off) / crun" % v, "", None),
     ("run.agentrt-hard-%s-agentrt-%s.total.ms" % (v, v),
      "%s bundle: hardening + sidecar add, ms" % v, "<= 2", lambda x: x <= 2.0),
