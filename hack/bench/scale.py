@@ -120,10 +120,15 @@ def netns_refs():
 
 def started_after(who, since):
     """Whether the process behind `PID` or `fd of PID` started after
-    `since` (CLOCK_BOOTTIME seconds, when the cycle's last command had
-    returned): such a process is none of the runtime's, and the namespace
-    it holds is a new one with a reused inode number (other work on the
-    machine makes namespaces too)."""
+    `since` (CLOCK_BOOTTIME seconds, when the cycle began to kill its
+    containers).  Every process the runtime made for them was running
+    before then (tracked() lists them after start), and a namespace's
+    inode number is free for another namespace only once the namespace is
+    gone, i.e. after the kill: a process started later that holds one of
+    these numbers holds a new namespace of other work on the machine, which
+    makes namespaces all the time (a holder that started during the kills
+    and deletes was taken for a leftover when `since` was the end of the
+    deletes)."""
     if who.startswith("mount "):
         return False
     st = start_time(int(who.split()[-1]))
@@ -264,12 +269,12 @@ def cycle(rt, a, rnd):
     t_list = time.perf_counter() - t0
     listed = json.loads(out.stdout or "[]") or []
     running = sum(1 for c in listed if c.get("id") in ids and c.get("status") == "running")
+    # a process started from now on holds none of these containers'
+    # namespaces (started_after)
+    since = time.clock_gettime(time.CLOCK_BOOTTIME)
     t_kill, _ = concurrently(lambda c: rt.run(["kill", c, "KILL"], log(c)), ids)
     t_delete, bad3 = concurrently(lambda c: rt.run(["delete", "--force", c], log(c)), ids)
     bad += bad3
-    # every command of the cycle has returned: a process started later is
-    # none of the runtime's
-    since = time.clock_gettime(time.CLOCK_BOOTTIME)
     time.sleep(0.5)
     left = leftovers(rt, a.prefix, procs, nets, mounts_before, since)
 
