@@ -110,27 +110,32 @@ def netns_refs():
                 continue
             if link.startswith("net:["):
                 refs.setdefault(link, []).append("fd of " + who)
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            fields = line.split()
-            if " - nsfs " in line and fields[3].startswith("net:["):
-                refs.setdefault(fields[3], []).append("mount " + fields[4])
+    for ns, point in nsfs_mounts():
+        refs.setdefault(ns, []).append("mount " + point)
     return refs
 
 
-def started_after(who, since):
-    """Whether the process behind `PID` or `fd of PID` started after
-    `since` (CLOCK_BOOTTIME seconds, when the cycle began to kill its
-    containers).  Every process the runtime made for them was running
-    before then (tracked() lists them after start), and a namespace's
-    inode number is free for another namespace only once the namespace is
-    gone, i.e. after the kill: a process started later that holds one of
-    these numbers holds a new namespace of other work on the machine, which
-    makes namespaces all the time (a holder that started during the kills
-    and deletes was taken for a leftover when `since` was the end of the
-    deletes)."""
+def nsfs_mounts():
+    """(namespace, mount point) of every network namespace bind-mounted in
+    our mount namespace (`ip netns add` makes such mounts)."""
+    with open("/proc/self/mountinfo") as f:
+        return {(line.split()[3], line.split()[4]) for line in f
+                if " - nsfs " in line and line.split()[3].startswith("net:[")}
+
+
+def new_holder(who, ns, since, mounts):
+    """Whether `PID`, `fd of PID` or `mount POINT` (of namespace `ns`) came
+    after the cycle began to kill its containers: a process started after
+    `since` (CLOCK_BOOTTIME seconds), a mount not among `mounts`
+    (nsfs_mounts() then).  Every process the runtime made for them was
+    running before then (tracked() lists them after start), and a
+    namespace's inode number is free for another namespace only once the
+    namespace is gone, i.e. after the kill: a newcomer that holds one of these numbers holds a new
+    namespace of other work on the machine, which makes namespaces all the
+    time (another developer's sidecar started during the deletes, and an
+    `ip netns add` after them, were taken for leftovers)."""
     if who.startswith("mount "):
-        return False
+        return (ns, who.split(" ", 1)[1]) not in mounts
     st = start_time(int(who.split()[-1]))
     return st is not None and st / os.sysconf("SC_CLK_TCK") > since
 
@@ -202,7 +207,7 @@ def tracked(rt, ids):
     return procs, nets
 
 
-def leftovers(rt, prefix, procs, nets, mounts_before, since):
+def leftovers(rt, prefix, procs, nets, mounts_before, since, ns_mounts):
     left = []
     if os.path.isdir(rt.root):
         left += ["state dir " + e for e in os.listdir(rt.root) if e.startswith(prefix)]
@@ -220,7 +225,7 @@ def leftovers(rt, prefix, procs, nets, mounts_before, since):
             left += ["process %d (%s)" % (pid, open("/proc/%d/comm" % pid).read().strip())]
     refs = netns_refs()
     for n in sorted(nets & set(refs)):
-        holders = [w for w in refs[n] if not started_after(w, since)]
+        holders = [w for w in refs[n] if not new_holder(w, n, since, ns_mounts)]
         if holders:
             left.append("netns %s (held by %s)" % (n, "; ".join(describe(w) for w in holders)))
     return left
@@ -269,14 +274,15 @@ def cycle(rt, a, rnd):
     t_list = time.perf_counter() - t0
     listed = json.loads(out.stdout or "[]") or []
     running = sum(1 for c in listed if c.get("id") in ids and c.get("status") == "running")
-    # a process started from now on holds none of these containers'
-    # namespaces (started_after)
+    # a process started or an nsfs mount made from now on holds none of
+    # these containers' namespaces (new_holder)
+    ns_mounts = nsfs_mounts()
     since = time.clock_gettime(time.CLOCK_BOOTTIME)
     t_kill, _ = concurrently(lambda c: rt.run(["kill", c, "KILL"], log(c)), ids)
     t_delete, bad3 = concurrently(lambda c: rt.run(["delete", "--force", c], log(c)), ids)
     bad += bad3
     time.sleep(0.5)
-    left = leftovers(rt, a.prefix, procs, nets, mounts_before, since)
+    left = leftovers(rt, a.prefix, procs, nets, mounts_before, since, ns_mounts)
 
     n = a.n
     print("  %s: %d containers%s" % (rt.name, n, " (round %d)" % (rnd + 1) if a.rounds > 1 else ""))
