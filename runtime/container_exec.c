@@ -18,14 +18,15 @@
 #include "common/xalloc.h"
 #include "oci/hardening_record.h"
 #include "runtime/audit.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/cloned_binary.h"
 #include "runtime/exec_stub.h"
 #include "runtime/container.h"
 #include "runtime/container_exec.h"
 #include "runtime/log.h"
 #include "runtime/process_stage.h"
-#include "runtime/seccomp_notify.h"
+#include "runtime/seccomp/seccomp_cache.h"
+#include "runtime/seccomp/seccomp_notify.h"
 #include "runtime/spawn.h"
 #include "runtime/supervise.h"
 #include "runtime/sync.h"
@@ -219,8 +220,11 @@ prepare (const struct runtime_context *rt, struct exec_ctx *ctx,
   ctx->spec.preserve_fds = o->preserve_fds;
   if (ctx->config->linux_cfg && ctx->config->linux_cfg->seccomp)
     {
-      ctx->seccomp = seccomp_compile (ctx->config->linux_cfg->seccomp,
-                                      "linux.seccomp", NULL, err);
+      /* the program create compiled, from the cache */
+      cleanup_free char *cache = seccomp_cache_dir (rt->root);
+      ctx->seccomp = seccomp_compile_cached (ctx->config->linux_cfg->seccomp,
+                                             "linux.seccomp", cache, NULL,
+                                             NULL, err);
       if (ctx->seccomp == NULL)
         return -1;
     }

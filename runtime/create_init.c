@@ -12,7 +12,7 @@
 #include "runtime/fault.h"
 #include "runtime/netns_rules.h"
 #include "runtime/proc_util.h"
-#include "runtime/seccomp_notify.h"
+#include "runtime/seccomp/seccomp_notify.h"
 #include "runtime/spawn.h"
 #include "runtime/sync.h"
 
