@@ -66,7 +66,8 @@ int create_prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_er
 int create_open_container_file (struct create_ctx *ctx, const char *path);
 /* With the transparent path: <state dir>/resolv.conf naming the DNS stub
  * (runtime/egress/agent_resolv.h), bound read-only on the agent's
- * /etc/resolv.conf after the bundle's mounts. */
+ * /etc/resolv.conf after the bundle's mounts, when there is one (without,
+ * the C library asks 127.0.0.1: the stub). */
 int create_agent_resolv (struct create_ctx *ctx, agentrt_error_t *err);
 
 /* create_init.c: the init, cloned and served until it is ready. */

@@ -125,20 +125,15 @@ create_open_container_file (struct create_ctx *ctx, const char *path)
   return path_open_in_root (ctx->plan.rootfd, path, O_RDONLY | O_NONBLOCK);
 }
 
-/* The original's first bytes (what agent_resolv keeps is in them), or
- * NULL when there is none to read. */
+/* The original's first bytes (what agent_resolv keeps is in them). */
 static char *
-read_original_resolv (struct create_ctx *ctx, size_t *len)
+read_original_resolv (int fd, size_t *len)
 {
-  cleanup_close int fd = create_open_container_file (ctx, "/etc/resolv.conf");
   size_t cap = 16384;
-  char *buf;
+  char *buf = xmalloc (cap);
   ssize_t n;
 
   *len = 0;
-  if (fd < 0)
-    return NULL;
-  buf = xmalloc (cap);
   while (*len < cap && ((n = read (fd, buf + *len, cap - *len)) > 0
                         || (n < 0 && errno == EINTR)))
     if (n > 0)
@@ -151,12 +146,19 @@ create_agent_resolv (struct create_ctx *ctx, agentrt_error_t *err)
 {
   static const char name[] = "resolv.conf";
   cleanup_free char *orig = NULL, *text = NULL;
+  cleanup_close int fd = -1;
   size_t len;
   int tree;
 
   if (!ctx->net.transparent)
     return 0;
-  orig = read_original_resolv (ctx, &len);
+  /* None in the image nor from the engine: the C library then asks
+   * 127.0.0.1, the stub, and a mountpoint made for one would change the
+   * image on disk. */
+  fd = create_open_container_file (ctx, "/etc/resolv.conf");
+  if (fd < 0)
+    return 0;
+  orig = read_original_resolv (fd, &len);
   text = agent_resolv_render (orig, len);
   if (state_dir_write (&ctx->rb.dir, name, text, strlen (text), err) < 0)
     return agentrt_error_wrap (err, "the agent's resolv.conf");

@@ -287,3 +287,22 @@ dns_questions ()
   audit_events create | jq -e '.directives.network | .userNamespace and .maker == "init"
       and .transparent and .rules == "runtime"' >/dev/null || fail "$(audit_events create)"
 }
+
+@test "transparent: a container without resolv.conf asks the stub all the same, and its image gets none" {
+  # the sidecar, whose outside is the bundle's, then has no resolv.conf
+  # either: web.test comes from the hosts file it is given
+  update_config '.mounts |= map(select(.destination != "/etc/resolv.conf"))'
+  rm -f "$ROOTFS/etc/resolv.conf"
+  run_ct sh -c "
+    ls /etc/resolv.conf 2>&1 | sed 's/^/ls: /'
+    busybox nslookup web.test 2>&1 | grep -E '^(Server|Address)'"
+  [[ $output == *"ls: "*"No such file or directory"* ]] || fail "$output"
+  has_line "Server:		127.0.0.1"
+  has_line "Address: 1.2.3.10"
+  [[ ! -e $ROOTFS/etc/resolv.conf ]] || fail "the image got a resolv.conf"
+
+  # the control: nothing answers on 127.0.0.1:53 of the outside namespace
+  requires_control
+  control_run sh -c "busybox nslookup web.test 2>&1 | grep -E '^(Server|Address)'"
+  [[ $output != *"Address: 1.2.3.10"* ]] || fail "$output"
+}
