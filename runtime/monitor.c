@@ -17,7 +17,6 @@
 
 #include "runtime/fault.h"
 #include "runtime/monitor_duties.h"
-#include "runtime/netns_rules.h"
 #include "runtime/proc_util.h"
 #include "runtime/sync.h"
 
@@ -244,13 +243,6 @@ monitor_main (const struct monitor_request *req, int sock)
     report_and_exit (sock, errno, "monitor: arm the lifetime timer");
   if (net_plan_monitor_makes (&req->net))
     prepare_netns (&m, -1);
-  else if (req->net.rules == NET_RULES_MONITOR)
-    {
-      /* libnftables loaded while the init is being made, not after */
-      agentrt_error_t err = NULL;
-      if (netns_rules_load (&err) < 0)
-        report_and_exit (sock, 0, err->msg);
-    }
 
   await_cgroup (&m);
   await_go (&m);

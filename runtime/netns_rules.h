@@ -7,8 +7,9 @@
  * the namespace's maker before the agent runs; the agent, without
  * CAP_NET_ADMIN, cannot change them.  libnftables allocates: only the
  * monitor and the runtime call this, never the init between clone and
- * exec.  libnftables is loaded on demand (dlopen), by agentrt only: linked,
- * every command would pay for loading it and its five libraries. */
+ * exec.  libnftables is loaded on demand (dlopen), in a short-lived child
+ * of the caller's: linked, every command would pay for loading it and its
+ * five libraries, and the monitor would keep them mapped. */
 #ifndef AGENTRT_NETNS_RULES_H
 #define AGENTRT_NETNS_RULES_H
 
@@ -16,10 +17,6 @@
 
 /* The ruleset, as nft(8) reads it (for docs, tests and errors). */
 extern const char netns_rules_ruleset[];
-
-/* Loads libnftables (done by netns_rules_install when needed; early, it
- * takes a few milliseconds off a later critical path). */
-int netns_rules_load (agentrt_error_t *err);
 
 /* Default routes and the rules in the caller's network namespace.  A
  * kernel without nftables NAT and REDIRECT fails with an error naming
