@@ -31,6 +31,7 @@ libruntime_a_SOURCES = \
 	runtime/hooks.c runtime/hooks.h \
 	runtime/init.c runtime/init.h \
 	runtime/id_list.c runtime/id_list.h \
+	runtime/idmap.c runtime/idmap.h \
 	runtime/log.c runtime/log.h \
 	runtime/lsm_selinux.c runtime/lsm_selinux.h \
 	runtime/mempolicy.c runtime/mempolicy.h \
@@ -89,7 +90,7 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
 	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
-	tests/unit/test-runtime-audit
+	tests/unit/test-runtime-audit tests/unit/test-runtime-idmap
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -102,3 +103,5 @@ tests_unit_test_runtime_mempolicy_SOURCES = tests/unit/test-runtime-mempolicy.c
 tests_unit_test_runtime_mempolicy_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_audit_SOURCES = tests/unit/test-runtime-audit.c
 tests_unit_test_runtime_audit_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_idmap_SOURCES = tests/unit/test-runtime-idmap.c
+tests_unit_test_runtime_idmap_LDADD = $(RUNTIME_TEST_LIBS)
