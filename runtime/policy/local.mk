@@ -24,6 +24,7 @@ libpolicy_a_SOURCES = \
 	runtime/policy/paths.c runtime/policy/paths.h \
 	runtime/policy/persistence.c \
 	runtime/policy/policy.c runtime/policy/policy.h \
+	runtime/policy/policy_layer.c runtime/policy/policy_layer.h \
 	runtime/policy/privileges.c runtime/policy/privileges.h \
 	runtime/policy/tmpfs.c runtime/policy/tmpfs.h
 
@@ -38,6 +39,7 @@ POLICY_TESTS = \
 	tests/unit/test-policy-harden \
 	tests/unit/test-policy-netplan \
 	tests/unit/test-policy-file \
+	tests/unit/test-policy-layer \
 	tests/unit/test-policy-record \
 	tests/unit/test-policy-hostview
 check_PROGRAMS += $(POLICY_TESTS)
@@ -52,5 +54,6 @@ tests_unit_test_policy_binds_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_harden_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_netplan_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_file_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_layer_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_record_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_hostview_LDADD = $(POLICY_LIBS)
