@@ -30,7 +30,7 @@ trail_dir (struct global_options *g, const char *id, agentrt_error_t *err)
       if (dir)
         return dir;
     }
-  if (hardening_load_policy (&g->rt, &policy, err) < 0)
+  if (hardening_load_policy (&g->rt, &policy, NULL, err) < 0)
     return NULL;
   dir = xstrdup (policy.audit_dir);
   policy_release (&policy);

@@ -47,6 +47,7 @@ libruntime_a_SOURCES = \
 	runtime/process_setup.c runtime/process_setup.h \
 	runtime/process_stage.c runtime/process_stage.h \
 	runtime/rootfs.c runtime/rootfs.h \
+	runtime/rootless.c runtime/rootless.h \
 	runtime/shared_netns.c runtime/shared_netns.h \
 	runtime/spawn.c runtime/spawn.h \
 	runtime/userns.c runtime/userns.h \

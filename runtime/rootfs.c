@@ -418,7 +418,9 @@ mount_cgroups (int rootfd, const struct rootfs_spec *spec,
   int dirfd = -1, r = 0;
   size_t i;
 
-  if (cg == NULL || cg->len == 0)
+  /* an empty tmpfs: the container has no cgroup of its own (a runtime
+   * that is not root, without a delegated subtree) */
+  if (cg == NULL || (cg->len == 0 && !cg->tmpfs))
     return child_error (cerr, ENOENT, "cgroup mount `%s`: no cgroup "
                         "hierarchy", s->destination);
   if (cg->tmpfs)
@@ -437,8 +439,9 @@ mount_cgroups (int rootfd, const struct rootfs_spec *spec,
     }
   for (i = 0; i < cg->len && r == 0; i++)
     r = mount_cgroup_entry (dirfd, &cg->items[i], spec, s, cerr);
-  /* the tmpfs itself becomes read-only once populated */
-  if (r == 0 && cg->tmpfs && (s->attr_set & MOUNT_ATTR_RDONLY)
+  /* the tmpfs itself becomes read-only once populated (an empty one
+   * always: nothing is ever to be written there) */
+  if (r == 0 && cg->tmpfs && ((s->attr_set & MOUNT_ATTR_RDONLY) || cg->len == 0)
       && set_attrs (dirfd, MOUNT_ATTR_RDONLY, 0, false) < 0)
     r = child_error (cerr, errno, "read-only `%s`", s->destination);
   close (dirfd);
