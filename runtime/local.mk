@@ -43,6 +43,7 @@ libruntime_a_SOURCES = \
 	runtime/namespaces.c runtime/namespaces.h \
 	runtime/netns.c runtime/netns.h \
 	runtime/path_resolve.c runtime/path_resolve.h \
+	runtime/pidns.c runtime/pidns.h \
 	runtime/proc_util.c runtime/proc_util.h \
 	runtime/process_setup.c runtime/process_setup.h \
 	runtime/process_stage.c runtime/process_stage.h \
