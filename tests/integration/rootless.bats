@@ -14,6 +14,7 @@
 
 load helpers
 load helpers/hardening
+load helpers/fault
 
 setup_file ()
 {
@@ -439,8 +440,7 @@ EOF
 }
 
 @test "rootless: a judged bind source swapped before the init mounts it fails the create (fault point)" {
-  grep -qaF create:spawned "$RUNTIME" \
-    || skip "$RUNTIME has no fault points (configure --enable-fault-injection)"
+  requires_fault_points
   mkdir -p "$RL_DIR/vol/data"
   echo judged >"$RL_DIR/vol/data/marker"
   chown -R "$RL_USER:" "$RL_DIR/vol"
@@ -449,15 +449,8 @@ EOF
   rl_cmd cat /data/marker
   as_user AGENTRT_FAULT_STAGE=create:judged AGENTRT_FAULT_SIGNAL=STOP "$RUNTIME" --root "$RL_DIR/state" \
     --policy "$RL_POLICY" run --bundle "$RL_DIR/bundle" "$CT_ID" >"$BATS_TEST_TMPDIR/swap.out" 2>&1 &
-  pid=
-  for ((i = 0; i < 100; i++)); do
-    for p in $(pgrep -u "$RL_USER" -f -- "run --bundle $RL_DIR/bundle $CT_ID"); do
-      [[ $(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null) == T ]] && pid=$p
-    done
-    [[ -n $pid ]] && break
-    sleep 0.1
-  done
-  [[ -n $pid ]] || fail "the runtime did not stop at create:judged"
+  pid=$(stopped_process -u "$RL_USER" -f -- "run --bundle $RL_DIR/bundle $CT_ID") \
+    || fail "the runtime did not stop at create:judged"
   # the judged directory moves away, another takes its name
   mv "$RL_DIR/vol/data" "$RL_DIR/vol/data.judged"
   mkdir "$RL_DIR/vol/data"
