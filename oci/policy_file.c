@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/closest.h"
 #include "common/xalloc.h"
 #include "json_tree.h"
 #include "policy_file.h"
@@ -18,7 +19,8 @@
 #include "runtime/policy/egress_policy.h"
 
 /* Refuses members of obj that are not in `known` (NULL-terminated): a
- * misspelt field must not silently leave a default in place. */
+ * misspelt field must not silently leave a default in place.  The error
+ * suggests the known field it is closest to (two edits at most). */
 static int
 check_members (const struct json_ctx *c, const struct json_node *obj,
                const struct json_path *p, const char *const *known)
@@ -30,7 +32,13 @@ check_members (const struct json_ctx *c, const struct json_node *obj,
       while (known[k] && strcmp (known[k], key) != 0)
         k++;
       if (known[k] == NULL)
-        return json_fail (c, JSON_PATH_KEY (p, key), "unknown field");
+        {
+          const char *near = closest_word (key, known, 2);
+          if (near)
+            return json_fail (c, JSON_PATH_KEY (p, key),
+                              "unknown field (did you mean %s?)", near);
+          return json_fail (c, JSON_PATH_KEY (p, key), "unknown field");
+        }
     }
   return 0;
 }

@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "oci/state.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/context.h"
 #include "runtime/state_store.h"
 

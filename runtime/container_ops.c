@@ -16,7 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/container.h"
 #include "runtime/fault.h"
 #include "runtime/hooks.h"

@@ -1,6 +1,6 @@
 /* What the runtime library is run with: the parts of the command line
  * that change what a container operation does (the CLI's own, such as
- * logging, stay in runtime/cli.h). */
+ * logging, stay in runtime/cli/cli.h). */
 #ifndef AGENTRT_CONTEXT_H
 #define AGENTRT_CONTEXT_H
 

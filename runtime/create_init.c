@@ -11,7 +11,7 @@
 #include "runtime/audit.h"
 #include "runtime/fault.h"
 #include "runtime/proc_util.h"
-#include "runtime/seccomp_notify.h"
+#include "runtime/seccomp/seccomp_notify.h"
 #include "runtime/spawn.h"
 #include "runtime/sync.h"
 

@@ -9,7 +9,7 @@
 
 #include "common/error.h"
 #include "oci/config.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/idmap.h"
 #include "runtime/init.h"
 #include "runtime/namespaces.h"

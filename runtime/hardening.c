@@ -19,7 +19,7 @@
 #include "runtime/policy/unprivileged.h"
 #include "runtime/process_setup.h"
 #include "runtime/rootless.h"
-#include "runtime/seccomp_cache.h"
+#include "runtime/seccomp/seccomp_cache.h"
 #include "runtime/shared_netns.h"
 #include "runtime/state_store.h"
 

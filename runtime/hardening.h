@@ -13,7 +13,7 @@
 #include "runtime/policy/harden.h"
 #include "runtime/policy/host_view.h"
 #include "runtime/policy/policy.h"
-#include "runtime/seccomp.h"
+#include "runtime/seccomp/seccomp.h"
 
 struct hardening
 {

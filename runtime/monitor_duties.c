@@ -16,7 +16,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "runtime/audit.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/fault.h"
 #include "runtime/monitor_duties.h"
 #include "runtime/netns.h"

@@ -277,6 +277,37 @@ check_bind_kind (int destfd, const struct mount_step *s,
                       s->destination);
 }
 
+/* The runtime's copy of a bind source (judged, opened with the runtime's
+ * privileges) was made before the container's mount namespace.  Since
+ * Linux 6.8 /proc/self/mountinfo lists a namespace's mounts in the order
+ * they were made, not attached, so the copy would come first, even before
+ * `/`, where runc and crun show the listed order (runtime-tools checks it).
+ * Once attached (in this namespace, where the kernel lets it be cloned), it
+ * is cloned from its fd (the same tree), detached, and the clone attached
+ * in its place.  Where the kernel refuses the clone or the detach, the
+ * first copy stays. */
+static int
+renew_source_copy (int *mfd, int destfd, const struct mount_step *s,
+                   struct child_error *cerr)
+{
+  char path[32];
+  int nfd = open_tree (*mfd, "",
+                       AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
+                           | (s->recursive ? AT_RECURSIVE : 0));
+
+  if (nfd < 0)
+    return 0;
+  snprintf (path, sizeof path, "/proc/self/fd/%d", *mfd);
+  if (umount2 (path, MNT_DETACH) < 0)
+    {
+      close (nfd);
+      return 0;
+    }
+  close (*mfd);
+  *mfd = nfd;
+  return attach (nfd, destfd, s->destination, cerr);
+}
+
 static int
 mount_step (int rootfd, const struct mount_step *s, struct child_error *cerr)
 {
@@ -301,7 +332,7 @@ mount_step (int rootfd, const struct mount_step *s, struct child_error *cerr)
     }
 
   if (s->kind == MOUNT_KIND_BIND && s->tree_fd >= 0)
-    mfd = s->tree_fd; /* copied by the runtime: attached as it is */
+    mfd = s->tree_fd; /* copied by the runtime */
   else if (s->kind == MOUNT_KIND_BIND && s->judged_reopen)
     mfd = make_judged_bind (s, cerr);
   else if (s->kind == MOUNT_KIND_BIND)
@@ -322,6 +353,8 @@ mount_step (int rootfd, const struct mount_step *s, struct child_error *cerr)
       goto out;
     }
   if (attach (mfd, destfd, s->destination, cerr) < 0)
+    goto out;
+  if (mfd == s->tree_fd && renew_source_copy (&mfd, destfd, s, cerr) < 0)
     goto out;
   if (set_propagation (mfd, s->propagation, s->propagation_recursive) < 0)
     {

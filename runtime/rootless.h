@@ -18,7 +18,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/policy/host_view.h"
 
 /* The effective uid is not 0. */

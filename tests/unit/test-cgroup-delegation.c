@@ -16,7 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/cgroup_internal.h"
+#include "runtime/cgroup/cgroup_internal.h"
 #include "tests/unit/unit.h"
 
 #define SESSION "/user.slice/user-1000.slice"

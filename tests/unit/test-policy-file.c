@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/closest.h"
 #include "common/xalloc.h"
 #include "oci/policy_file.h"
 #include "unit.h"
@@ -53,9 +54,14 @@ test_malformed (void)
   expect_error ("{", "policy.json");
   expect_error ("[]", "policy.json: expected an object");
   expect_error ("null", "policy.json");
-  expect_error ("{\"limit\":{}}", "policy.json: limit: unknown field");
+  expect_error ("{\"limit\":{}}",
+                "policy.json: limit: unknown field (did you mean limits?)");
   expect_error ("{\"limits\":{\"memroy\":\"1g\"}}",
-                "policy.json: limits.memroy: unknown field");
+                "policy.json: limits.memroy: unknown field (did you mean "
+                "memory?)");
+  expect_error ("{\"EGRESS\":{}}", "EGRESS: unknown field (did you mean egress?)");
+  /* nothing close: no guess */
+  expect_error ("{\"zzzzzzzz\":{}}", "policy.json: zzzzzzzz: unknown field");
   expect_error ("{\"limits\":[]}", "limits: expected an object");
   expect_error ("{\"version\":2}", "version: unsupported version");
   expect_error ("{\"version\":\"1\"}", "version: expected an unsigned");
@@ -369,9 +375,33 @@ test_load_over (void)
   free (missing);
 }
 
+/* closest_word (common/closest.c), which the unknown-field errors use:
+ * hostile inputs first. */
+static void
+test_closest (void)
+{
+  static const char *const words[] = { "memory", "pids", "lifetime", NULL };
+  static const char *const none[] = { NULL };
+  char big[200];
+
+  memset (big, 'm', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  CHECK (closest_word (NULL, words, 2) == NULL);
+  CHECK (closest_word ("memory", NULL, 2) == NULL);
+  CHECK (closest_word ("memory", none, 2) == NULL);
+  CHECK (closest_word (big, words, 1000) == NULL);
+  CHECK (closest_word ("", words, 2) == NULL);
+  CHECK (closest_word ("zzzzzz", words, 2) == NULL);
+  CHECK_STR_EQ (closest_word ("memroy", words, 2), "memory");
+  CHECK_STR_EQ (closest_word ("PIDS", words, 0), "pids");
+  CHECK_STR_EQ (closest_word ("lifetim", words, 1), "lifetime");
+  CHECK (closest_word ("lifeti", words, 1) == NULL);
+}
+
 int
 main (void)
 {
+  RUN_TEST (test_closest);
   RUN_TEST (test_malformed);
   RUN_TEST (test_empty_is_defaults);
   RUN_TEST (test_values);

@@ -556,6 +556,69 @@ test_agent_netns (void)
   CHECK_STR_EQ (net_for (new_ns, hooks, "none"), "own/none");
 }
 
+/* A namespace joined by path that is the host's is refused naming the
+ * entry, whatever its type, but the network (the sidecar's outside may be
+ * the host's); one that cannot be judged is refused too; another's is
+ * joined. */
+static void
+test_host_namespaces (void)
+{
+  static const char *const host_ns[] = { "/proc/1/ns/pid", "/proc/1/ns/ipc",
+                                         "/proc/1/ns/uts", "/proc/1/ns/net",
+                                         "/proc/1/ns/mnt", "/proc/1/ns/cgroup",
+                                         NULL };
+  static const struct
+  {
+    const char *type, *path, *fail_path, *error;
+  } rows[] = {
+    { "pid", "/proc/1/ns/pid", NULL, "linux.namespaces[0].path `/proc/1/ns/pid`: the host's pid namespace" },
+    { "ipc", "/proc/1/ns/ipc", NULL, "linux.namespaces[0].path `/proc/1/ns/ipc`: the host's ipc namespace" },
+    { "uts", "/proc/1/ns/uts", NULL, "the host's uts namespace" },
+    { "mount", "/proc/1/ns/mnt", NULL, "the host's mount namespace" },
+    { "cgroup", "/proc/1/ns/cgroup", NULL, "the host's cgroup namespace" },
+    { "pid", "/proc/77/ns/pid", "/proc/77/ns/pid", "linux.namespaces[0].path: inspect" },
+    { "network", "/proc/1/ns/net", NULL, NULL },
+    { "pid", "/proc/77/ns/pid", NULL, NULL },
+  };
+
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    {
+      char json[512];
+      struct oci_config *c;
+      struct harden_result r;
+      struct host_view view;
+      agentrt_error_t err = NULL;
+      struct fake_host fh = { host_nodes, rows[i].fail_path, 0, NULL, host_ns,
+                              { NULL, 0 }, { NULL, 0 } };
+      int ret;
+
+      snprintf (json, sizeof json,
+                "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
+                "\"process\":{\"user\":{\"uid\":0,\"gid\":0},"
+                "\"args\":[\"sh\"],\"cwd\":\"/\"},\"linux\":{\"namespaces\":"
+                "[{\"type\":\"%s\",\"path\":\"%s\"}]}}",
+                rows[i].type, rows[i].path);
+      c = parse (json);
+      fake_host_view (&view, &fh);
+      ret = harden (c, &policy, &c->annotations, &view, &r, &err);
+      fake_host_release (&fh);
+      if (rows[i].error)
+        {
+          CHECK (ret < 0 && err != NULL);
+          if (err)
+            CHECK_CONTAINS (err->msg, rows[i].error);
+        }
+      else
+        {
+          CHECK (ret == 0);
+          if (ret == 0)
+            harden_result_release (&r);
+        }
+      agentrt_error_release (&err);
+      oci_config_free (c);
+    }
+}
+
 /* Hardening a hardened config changes nothing more in the config, and the
  * change list only restates the directives. */
 static void
@@ -743,6 +806,7 @@ main (void)
   RUN_TEST (test_cri);
   RUN_TEST (test_rootfs_modes);
   RUN_TEST (test_agent_netns);
+  RUN_TEST (test_host_namespaces);
   RUN_TEST (test_idempotent);
   RUN_TEST (test_privileged);
   RUN_TEST (test_exec_process);

@@ -1,4 +1,4 @@
-/* The compiled-profile cache (runtime/seccomp_cache.c): hostile and broken
+/* The compiled-profile cache (runtime/seccomp/seccomp_cache.c): hostile and broken
  * entries are never used (damaged bytes, truncation, wrong key, loose mode,
  * symlinks, a directory others can write), profile errors name the file and
  * the JSON path, and the figures: compile vs cached load of agent-default. */
@@ -15,7 +15,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/seccomp_cache.h"
+#include "runtime/seccomp/seccomp_cache.h"
 #include "tests/unit/unit.h"
 
 #define PROFILE SECCOMP_PROFILE_DIR "/agent-default.json"
