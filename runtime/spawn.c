@@ -301,7 +301,11 @@ clone_child (const struct spawn_request *req, unsigned long early,
   pid = raw_clone (early, req->cgroup_fd, req->born_in_cgroup);
   if (pid == 0)
     child_main (req, early, in_child);
-  if (pid < 0)
+  if (pid < 0 && req->cgroup_fd >= 0 && errno == EACCES)
+    agentrt_error (err, errno, "clone into the container's cgroup (a "
+                   "runtime that is not root must run in the same delegated "
+                   "cgroup subtree)");
+  else if (pid < 0)
     agentrt_error (err, errno, "clone");
   if (restore_ns (own_pid, CLONE_NEWPID, "pid", pid < 0 ? NULL : err) < 0
       || restore_ns (own_time, CLONE_NEWTIME, "time", pid < 0 ? NULL : err) < 0)
