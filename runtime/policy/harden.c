@@ -17,6 +17,7 @@
 #include "kernel_surface.h"
 #include "privileges.h"
 #include "tmpfs.h"
+#include "unprivileged.h"
 
 static const char *const proxy_vars[][2] = {
   { "HTTP_PROXY", HARDEN_PROXY_HTTP_URL },
@@ -352,6 +353,16 @@ harden (struct oci_config *config, const struct agent_policy *policy,
   harden_limits (config, policy, &r.changes);
   kernel_surface_harden (config, policy, &r.changes);
   fs_mounts_harden (config, &r.changes);
+  if (host->runtime
+      && unprivileged_limits (config, policy, host->runtime, &r.changes, err) < 0)
+    {
+      harden_request_release (&req);
+      harden_result_release (&r);
+      return -1;
+    }
+  if (host->runtime)
+    unprivileged_sidecar (host->runtime, &r.directives.sidecar_uid,
+                          &r.directives.sidecar_gid, &r.changes);
   harden_network (config, harden_namespaces (config, &r.changes), policy,
                   &r.directives, &r.changes);
   record_directives (&r.directives, &req, policy, &r.changes);

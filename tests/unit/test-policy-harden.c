@@ -191,12 +191,8 @@ static const char cri_json[] =
 static struct oci_config *
 parse (const char *json)
 {
-  agentrt_error_t err = NULL;
-  struct oci_config *c = oci_config_parse (json, strlen (json), "test", &err);
-  if (c == NULL)
-    fprintf (stderr, "parse: %s\n", err->msg);
+  struct oci_config *c = fake_config (json);
   CHECK (c != NULL);
-  agentrt_error_release (&err);
   return c;
 }
 

@@ -34,7 +34,7 @@ static const char full_policy[] =
     "\"devices\":{\"allow\":[\"kvm\"]},"
     "\"capabilities\":{\"safe\":[\"CAP_KILL\"]},"
     "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"1h\","
-    "\"maxLifetime\":\"2h\"},"
+    "\"maxLifetime\":\"2h\",\"unenforceable\":\"allow\"},"
     "\"egress\":{\"allow\":[\"pypi.org\"],\"ceiling\":[\"pypi.org\"],"
     "\"allowBroad\":true,\"publicSuffixList\":\"/srv/psl.dat\"},"
     "\"seccomp\":{\"profile\":null},"
@@ -124,6 +124,7 @@ test_record_round_trip (void)
   CHECK (rec.directives.net.agent == NET_AGENT_SHARED);
   CHECK (rec.directives.rootfs == HARDEN_ROOTFS_EPHEMERAL);
   CHECK (rec.policy.pids_limit == 256 && !rec.policy.protect_persistence);
+  CHECK (rec.policy.limits_unenforceable == POLICY_UNENFORCEABLE_ALLOW);
   again = hardening_record_to_json (&rec.policy, &rec.directives, rec.program,
                                     rec.program_len, rec.program_flags);
   CHECK_STR_EQ (json, again);
