@@ -5,11 +5,24 @@
 #   run        `run` of /bin/true in a busybox bundle: agentrt unhardened,
 #              hardened without and with the egress sidecar, runc, crun and
 #              the kernel floor (unshare of the same namespaces), interleaved;
-#              and a bundle with an engine's bind mounts (resolv.conf, hosts,
+#              a bundle with an engine's bind mounts (resolv.conf, hosts,
 #              hostname, a work directory of a few hundred files: what the
-#              hardening opens, judges and scans) under each runtime
+#              hardening opens, judges and scans) under each runtime; and
+#              engine-shaped bundles under crun and agentrt off and hardened:
+#              Docker's and Podman's seccomp profile as the engines send it
+#              (hack/bench/engines), alone and with the engine's masks,
+#              read-only paths, capabilities and limits ("-full")
 #   lifecycle  create, start and delete --force of a detached `sleep`, the
-#              same runtimes interleaved, each step timed
+#              same runtimes interleaved, each step timed; and the "-full"
+#              engine-shaped bundles under crun and agentrt off and hardened
+#   parallel   PARALLEL_N (default 100) detached `sleep`s created at once,
+#              then started at once, killed and deleted (hack/bench/scale.py),
+#              for each "-full" engine-shaped bundle, under crun and agentrt
+#              hardened and off, PARALLEL_ROUNDS (default 3) rounds in
+#              rotating order
+#   podman     `podman run --rm` of a busybox image with crun, runc and
+#              agentrt (hardened and off) as podman's runtime, ROUNDS_PODMAN
+#              (default 20) interleaved rounds
 #   egress     agentrt-egress against a direct loopback connection and
 #              tinyproxy: throughput, CPU per GiB, added time per new
 #              connection, memory idle and with 500 tunnels; once started
@@ -22,13 +35,16 @@
 # --quick: a few iterations of everything (CI smoke: the figures mean
 # nothing then).  Figures are medians of interleaved rounds and ratios of
 # runtimes measured in the same run; the script judges nothing and exits 0
-# when every measurement ran.  Needs root, runc, crun, tinyproxy, curl.
+# when every measurement ran (and `parallel` found nothing left behind).
+# Needs root, runc, crun, jq, tinyproxy and curl (egress), podman and
+# conmon (podman).
 # Environment: RUNTIME (default: agentrt built in _build/, with
 # agentrt-egress next to it), RUNC, CRUN, ROUNDS_RUN, ROUNDS_LIFECYCLE,
-# EGRESS_BYTES, BENCH_KEEP (directory to copy the raw figures to),
+# EGRESS_BYTES, PARALLEL_N, PARALLEL_ROUNDS, ROUNDS_PODMAN, BENCH_ENGINES
+# (default "docker podman"), BENCH_KEEP (directory to copy the raw figures to),
 # AGENTRT_BASELINE (another agentrt build, e.g. the previous commit's:
-# `run` measures it hardened too, in the same rounds, and prints what the
-# current one adds to it).
+# `run` and `lifecycle` measure it hardened too, in the same rounds, and
+# print what the current one adds to it).
 set -euo pipefail
 SELF=$(readlink -f "$0")
 HERE=$(dirname "$SELF")
@@ -42,22 +58,27 @@ sections=()
 for arg; do
   case $arg in
     --quick) quick=1 ;;
-    run|lifecycle|egress) sections+=("$arg") ;;
-    -h|--help) sed -n '2,23s/^# \{0,1\}//p' "$SELF"; exit 0 ;;
+    run|lifecycle|parallel|podman|egress) sections+=("$arg") ;;
+    -h|--help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$SELF"; exit 0 ;;
     *) echo "bench.sh: unknown argument \`$arg\` (see --help)" >&2; exit 2 ;;
   esac
 done
-[[ ${#sections[@]} -gt 0 ]] || sections=(run lifecycle egress)
-bench_require runc crun tinyproxy curl jq nsenter unshare ip cc python3 numfmt
+[[ ${#sections[@]} -gt 0 ]] || sections=(run lifecycle parallel podman egress)
+bench_require runc crun jq nsenter unshare ip cc python3 numfmt
+[[ " ${sections[*]} " != *" egress "* ]] || bench_require tinyproxy curl
+[[ " ${sections[*]} " != *" podman "* ]] || bench_require podman conmon
 bench_runtimes
 BASELINE=${AGENTRT_BASELINE:+$(resolve_runtime "$AGENTRT_BASELINE")}
 
+read -r -a ENGINES <<<"${BENCH_ENGINES:-docker podman}"
 if [[ $quick == 1 ]]; then
   : "${ROUNDS_RUN:=4}" "${ROUNDS_LIFECYCLE:=3}" "${EGRESS_BYTES:=67108864}"
+  : "${PARALLEL_N:=10}" "${PARALLEL_ROUNDS:=1}" "${ROUNDS_PODMAN:=2}"
   EGRESS_ARGS=(--rounds 1 --conn-rounds 2 --conns 25 --hold 50 --sparse-rounds 1 --sparse-conns 10)
   WARMUP=1
 else
   : "${ROUNDS_RUN:=150}" "${ROUNDS_LIFECYCLE:=80}" "${EGRESS_BYTES:=1073741824}"
+  : "${PARALLEL_N:=100}" "${PARALLEL_ROUNDS:=3}" "${ROUNDS_PODMAN:=20}"
   EGRESS_ARGS=(--rounds 5 --conn-rounds 8 --conns 125 --hold 500)
   WARMUP=5
 fi
@@ -67,6 +88,16 @@ STATE=$T/state
 NETNS=agentrt-bench-$$
 # the network namespace the lifecycle's "-path" variants join by path
 PATH_NETNS=agentrt-bench-path-$$
+CG_PARENT=agentrt-bench-$$
+# What podman creates outside the roots it is given: removed at the end
+# when this script created them.
+HOST_PATHS=(/var/lib/containers/cache/blob-info-cache-v1.boltdb /var/lib/containers/cache
+  /var/lib/containers)
+PODMAN_CLEANUP=
+# Set when scale.py reports a failure: the other sections still run, the
+# script exits 1 at the end.
+PARALLEL_FAILED=
+CRUN_PID=
 PIDS=()
 STEP=
 cleanup ()
@@ -87,16 +118,26 @@ cleanup ()
       fi
     done
   done
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
   ip netns del "$NETNS" 2>/dev/null
   ip netns del "$PATH_NETNS" 2>/dev/null
+  if [[ -n $PODMAN_CLEANUP ]]; then
+    nsenter --mount="$CRUN_NS" podman rm --all --force --time 0 >/dev/null 2>&1
+    nsenter --mount="$CRUN_NS" podman rmi --all --force >/dev/null 2>&1
+    awk -v t="$T/" 'index($5, t) == 1 { print $5 }' "/proc/$CRUN_PID/mountinfo" | sort -r \
+      | while read -r m; do nsenter --mount="$CRUN_NS" umount -l "$m"; done
+  fi
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
+  bench_cgroup_remove "$CG_PARENT"
+  [[ ! -f $T/podman-made-dirs ]] || xargs -r rmdir <"$T/podman-made-dirs" 2>/dev/null
+  bench_host_paths_remove "$T/host-paths-before" "${HOST_PATHS[@]}"
   bench_state_dir_remove "$STATE"
   rm -rf --one-file-system "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 bench_state_dir "$STATE"
+bench_host_paths_record "$T/host-paths-before" "${HOST_PATHS[@]}"
 
 log () { printf '%s\n' "$*" >&2; }
 # step CMD...: CMD in the background, waited for: a signal reaches the
@@ -154,6 +195,21 @@ bundle sleep-none-path ".process.args = [\"sleep\", \"100000\"] | .annotations[\
   --arg p "/run/netns/$PATH_NETNS"
 bundle sleep-path ".process.args = [\"sleep\", \"100000\"] | $JOIN_PATH" --arg p "/run/netns/$PATH_NETNS"
 
+# Engine-shaped bundles (hack/bench/engines, made by
+# hack/bench/engine-configs.sh): ENGINE, the base with the engine's seccomp
+# profile as the engine sent it; ENGINE-full, with the engine's masked and
+# read-only paths, capabilities and limits (memory, swap, pids, cpu
+# shares, devices) too.
+ENGINE_FULL='.linux.seccomp = $s[0] | .linux.maskedPaths = $x[0].maskedPaths
+  | .linux.readonlyPaths = $x[0].readonlyPaths | .process.capabilities = $x[0].capabilities
+  | .linux.resources = $x[0].resources'
+for e in "${ENGINES[@]}"; do
+  eargs=(--slurpfile s "$HERE/bench/engines/$e-seccomp.json" --slurpfile x "$HERE/bench/engines/$e.json")
+  bundle "true-$e" '.process.args = ["/bin/true"] | .linux.seccomp = $s[0]' "${eargs[@]}"
+  bundle "true-$e-full" ".process.args = [\"/bin/true\"] | $ENGINE_FULL" "${eargs[@]}"
+  bundle "sleep-$e-full" ".process.args = [\"sleep\", \"100000\"] | $ENGINE_FULL" "${eargs[@]}"
+done
+
 bench_policies "$T"
 
 # crun 1.8 refuses this machine's hybrid cgroups: it runs in a private
@@ -181,6 +237,7 @@ fi
 plan_line () { local IFS=$'\t'; printf '%s\n' "$*"; }
 AGENTRT_OFF=("$AGENTRT" --root "$STATE/root-off" --policy "$T/policy-off.json")
 AGENTRT_HARD=("$AGENTRT" --root "$STATE/root-hard" --policy "$T/policy-hard.json")
+BASELINE_HARD=("$BASELINE" --root "$STATE/root-base" --policy "$T/policy-hard.json")
 
 # section_header NAME TITLE: the title, date and load; the load goes to
 # the summary too.
@@ -189,6 +246,25 @@ section_header ()
   log ""
   log "== $1: $2 ($(date -u +%FT%TZ), $(load))"
   printf 'load.%s %s\n' "$1" "$(load | cut -d' ' -f2 | tr -d ,)" >>"$T/raw-load.kv"
+}
+
+# The engine-shaped variants, and summary.py's figures for them: agentrt
+# (off and hardened) against crun on the same bundle, what hardening adds
+# there, and what the engine's profile adds to each runtime.
+ENGINE_VARIANTS=()
+for e in "${ENGINES[@]}"; do ENGINE_VARIANTS+=("$e" "$e-full"); done
+# engine_figures SECTION
+engine_figures ()
+{
+  local v
+  for v in "${ENGINE_VARIANTS[@]}"; do
+    [[ $1 == run || $v == *-full ]] || continue
+    printf -- '--ratio %s ' "agentrt-hard-$v/crun-$v" "agentrt-$v/crun-$v"
+    printf -- '--diff %s ' "agentrt-hard-$v:agentrt-$v"
+    [[ $1 != run ]] || printf -- '--diff %s ' "crun-$v:crun" "agentrt-hard-$v:agentrt-hard"
+    [[ -z $BASELINE ]] || printf -- '--ratio %s --diff %s ' "baseline-hard-$v/crun-$v" \
+      "agentrt-hard-$v:baseline-hard-$v"
+  done
 }
 
 # ---- run -------------------------------------------------------------------
@@ -207,11 +283,16 @@ section_run ()
     plan_line agentrt-binds run - "${AGENTRT_OFF[@]}" run --bundle "$T/true-binds" ab@I@
     plan_line agentrt-hard-binds run - "${AGENTRT_HARD[@]}" run --bundle "$T/true-binds" hb@I@
     if [[ -n $BASELINE ]]; then
-      plan_line baseline-hard run - "$BASELINE" --root "$STATE/root-base" \
-        --policy "$T/policy-hard.json" run --bundle "$T/true" bh@I@
-      plan_line baseline-hard-binds run - "$BASELINE" --root "$STATE/root-base" \
-        --policy "$T/policy-hard.json" run --bundle "$T/true-binds" bb@I@
+      plan_line baseline-hard run - "${BASELINE_HARD[@]}" run --bundle "$T/true" bh@I@
+      plan_line baseline-hard-binds run - "${BASELINE_HARD[@]}" run --bundle "$T/true-binds" bb@I@
     fi
+    for v in "${ENGINE_VARIANTS[@]}"; do
+      plan_line "crun-$v" run "$CRUN_NS" "$CRUN" --root "$STATE/root-crun" run --bundle "$T/true-$v" "c$v@I@"
+      plan_line "agentrt-$v" run - "${AGENTRT_OFF[@]}" run --bundle "$T/true-$v" "a$v@I@"
+      plan_line "agentrt-hard-$v" run - "${AGENTRT_HARD[@]}" run --bundle "$T/true-$v" "h$v@I@"
+      [[ -z $BASELINE ]] \
+        || plan_line "baseline-hard-$v" run - "${BASELINE_HARD[@]}" run --bundle "$T/true-$v" "b$v@I@"
+    done
   } >"$T/plan-run"
   step "$T/runloop" "$ROUNDS_RUN" "$WARMUP" "$T/plan-run" >"$T/raw-run" 2>"$T/log-run" \
     || { cat "$T/log-run" >&2; return 1; }
@@ -222,7 +303,9 @@ section_run ()
     --diff agentrt-hard-none:agentrt --diff agentrt-hard:agentrt-hard-none \
     --diff agentrt-hard:agentrt --diff agentrt-hard-binds:agentrt-hard \
     --diff agentrt-hard-binds:agentrt-binds \
-    ${BASELINE:+--diff agentrt-hard:baseline-hard --diff agentrt-hard-binds:baseline-hard-binds} >&2
+    ${BASELINE:+--ratio baseline-hard/crun --diff agentrt-hard:baseline-hard} \
+    ${BASELINE:+--diff agentrt-hard-binds:baseline-hard-binds} \
+    $(engine_figures run) >&2
   log "   $(load) at the end"
 }
 
@@ -232,8 +315,14 @@ section_lifecycle ()
   local v ns b rt=()
   section_header lifecycle "create, start, delete --force of sleep, $ROUNDS_LIFECYCLE interleaved rounds"
   ip netns add "$PATH_NETNS"
-  for v in runc crun agentrt agentrt-hard-none agentrt-hard agentrt-hard-none-path \
-    agentrt-hard-path; do
+  local variants=(runc crun agentrt agentrt-hard-none agentrt-hard agentrt-hard-none-path
+    agentrt-hard-path)
+  for v in "${ENGINE_VARIANTS[@]}"; do
+    [[ $v == *-full ]] || continue
+    variants+=("crun-$v" "agentrt-$v" "agentrt-hard-$v")
+    [[ -z $BASELINE ]] || variants+=("baseline-hard-$v")
+  done
+  for v in "${variants[@]}"; do
     ns=- b=$T/sleep
     case $v in
       runc) rt=("$RUNC" --root "$STATE/root-runc") ;;
@@ -243,6 +332,10 @@ section_lifecycle ()
       agentrt-hard) rt=("${AGENTRT_HARD[@]}") ;;
       agentrt-hard-none-path) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-none-path ;;
       agentrt-hard-path) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-path ;;
+      crun-*) rt=("$CRUN" --root "$STATE/root-crun") ns=$CRUN_NS b=$T/sleep-${v#crun-} ;;
+      agentrt-hard-*) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-${v#agentrt-hard-} ;;
+      agentrt-*) rt=("${AGENTRT_OFF[@]}") b=$T/sleep-${v#agentrt-} ;;
+      baseline-hard-*) rt=("${BASELINE_HARD[@]}") b=$T/sleep-${v#baseline-hard-} ;;
     esac
     plan_line "$v" create "$ns" "${rt[@]}" create --bundle "$b" "l$v-@I@"
     plan_line "$v" start "$ns" "${rt[@]}" start "l$v-@I@"
@@ -255,7 +348,32 @@ section_lifecycle ()
     python3 "$HERE/bench/summary.py" "$T/raw-lifecycle" --prefix lifecycle. ${step:+--step "$step"} \
       --ratio agentrt/runc --ratio agentrt/crun --ratio crun/runc \
       --diff agentrt-hard-none:agentrt --diff agentrt-hard:agentrt-hard-none \
-      --diff agentrt-hard-path:agentrt-hard-none-path >&2
+      --diff agentrt-hard-path:agentrt-hard-none-path $(engine_figures lifecycle) >&2
+  done
+  log "   $(load) at the end"
+}
+
+# ---- parallel -----------------------------------------------------------------
+# hack/bench/scale.py on the engine-shaped bundles.  Every runtime's
+# commands go through the same small exec wrapper (inns: setns into crun's
+# mount namespace for crun, nothing for the others), so that none pays an
+# exec the others do not.
+section_parallel ()
+{
+  local v args
+  section_header parallel "$PARALLEL_N containers at once, $PARALLEL_ROUNDS rounds"
+  cc -D_GNU_SOURCE -O2 -Wall -o "$T/inns" "$HERE/bench/inns.c"
+  for v in "${ENGINE_VARIANTS[@]}"; do
+    [[ $v == *-full ]] || continue
+    log "-- $v (bundle $T/sleep-$v)"
+    args=(--runtime "crun=$STATE/root-crun=$T/inns $CRUN_NS $CRUN --root $STATE/root-crun"
+      --runtime "agentrt-hard=$STATE/root-hard=$T/inns - ${AGENTRT_HARD[*]}"
+      --runtime "agentrt=$STATE/root-off=$T/inns - ${AGENTRT_OFF[*]}")
+    step python3 "$HERE/bench/scale.py" -n "$PARALLEL_N" --rounds "$PARALLEL_ROUNDS" \
+      --prefix "par$$-$v" --bundle "$T/sleep-$v" --logs "$T/logs-parallel" \
+      --kv "$T/parallel-$v.kv" --ratio agentrt-hard/crun --ratio agentrt/crun \
+      "${args[@]}" >&2 || PARALLEL_FAILED=1
+    sed "s/^scale\./parallel.$v./" "$T/parallel-$v.kv" >>"$T/raw-parallel.kv"
   done
   log "   $(load) at the end"
 }
@@ -348,6 +466,48 @@ EOF
   log "   $(load) at the end"
 }
 
+# ---- podman ------------------------------------------------------------------
+# Through a real engine: `podman run --rm --network none IMAGE true` of a
+# busybox image with each runtime as podman's --runtime, interleaved.
+# Podman (with conmon and podman's own cleanup process) runs in crun's
+# mount namespace for every runtime, where a tmpfs is mounted on each
+# runtime's default state directory (podman gives runtimes no --root):
+# the state is on a tmpfs as on a standard host, and nothing shows on the
+# host.  Podman's storage, run root and containers.conf are the section's
+# own; its containers go in a cgroup parent of the script's.
+section_podman ()
+{
+  local dir
+  section_header podman "podman run --rm, $ROUNDS_PODMAN interleaved rounds"
+  bench_podman_world "$T/podman"
+  PODMAN_CLEANUP=1
+  for dir in /run/crun /run/runc /run/agentrt; do
+    [[ -d $dir ]] || { mkdir -p "$dir" && echo "$dir" >>"$T/podman-made-dirs"; }
+    nsenter --mount="$CRUN_NS" mount -t tmpfs -o mode=0700,size=64m agentrt-bench-podman "$dir"
+  done
+  tar -C "$(rootfs_cache)" -cf "$T/busybox.tar" .
+  nsenter --mount="$CRUN_NS" podman import "$T/busybox.tar" localhost/art-bench:latest >/dev/null
+  local pm=(podman --cgroup-manager cgroupfs)
+  local run=(run --rm --network none --cgroup-parent "/$CG_PARENT" localhost/art-bench:latest true)
+  {
+    plan_line podman-crun run "$CRUN_NS" "${pm[@]}" --runtime "$CRUN" "${run[@]}"
+    plan_line podman-runc run "$CRUN_NS" "${pm[@]}" --runtime "$RUNC" "${run[@]}"
+    plan_line podman-agentrt-hard run "$CRUN_NS" "${pm[@]}" --runtime "$AGENTRT" \
+      --runtime-flag "policy=$T/policy-hard.json" "${run[@]}"
+    plan_line podman-agentrt run "$CRUN_NS" "${pm[@]}" --runtime "$AGENTRT" \
+      --runtime-flag "policy=$T/policy-off.json" "${run[@]}"
+  } >"$T/plan-podman"
+  step "$T/runloop" "$ROUNDS_PODMAN" "$WARMUP" "$T/plan-podman" >"$T/raw-podman" \
+    2>"$T/log-podman" || { cat "$T/log-podman" >&2; return 1; }
+  # each agentrt container left its audit trail: the hardened ones say so
+  log "   agentrt's audit trails: $(find "$T/audit" -name '*.jsonl' -newer "$T/plan-podman" \
+    -exec cat {} + | jq -s '[.[] | select(.event == "create")] | "\(map(select(.hardened)) | length) hardened, \(map(select(.hardened | not)) | length) not"' -r)"
+  python3 "$HERE/bench/summary.py" "$T/raw-podman" --prefix podman. \
+    --ratio podman-agentrt-hard/podman-crun --ratio podman-agentrt-hard/podman-runc \
+    --ratio podman-agentrt/podman-crun --diff podman-agentrt-hard:podman-crun >&2
+  log "   $(load) at the end"
+}
+
 # ---- summary -------------------------------------------------------------------
 for s in "${sections[@]}"; do
   "section_$s"
@@ -359,4 +519,8 @@ python3 "$HERE/bench/table.py" "$T/all.kv" >&2
 if [[ -n ${BENCH_KEEP:-} ]]; then
   mkdir -p "$BENCH_KEEP"
   cp "$T"/raw-* "$T/all.kv" "$BENCH_KEEP/"
+fi
+if [[ -n $PARALLEL_FAILED ]]; then
+  log "bench.sh: parallel: a command failed or something was left behind (above)"
+  exit 1
 fi

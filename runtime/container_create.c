@@ -13,6 +13,7 @@
 #include "runtime/cloned_binary.h"
 #include "runtime/fault.h"
 #include "runtime/shared_netns.h"
+#include "runtime/seccomp/seccomp_cache.h"
 
 #include "runtime/create_ctx.h"
 
@@ -112,6 +113,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   char listen_env[2][32];
   char *extra_env[3] = { listen_env[0], listen_env[1], NULL };
   int n_listen = listen_fds (extra_env);
+  cleanup_free char *seccomp_cache = seccomp_cache_dir (ctx->rt->root);
   struct create_plan_options po = {
     .bundle = bundle,
     .no_pivot = ctx->req->no_pivot,
@@ -120,6 +122,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
     .extra_env = n_listen ? extra_env : NULL,
     .cgroup = &ctx->cgroup,
     .keyring_name = ctx->req->id,
+    .seccomp_cache = seccomp_cache,
   };
 
   create_cgroup_request_init (ctx);

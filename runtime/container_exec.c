@@ -25,6 +25,7 @@
 #include "runtime/container_exec.h"
 #include "runtime/log.h"
 #include "runtime/process_stage.h"
+#include "runtime/seccomp/seccomp_cache.h"
 #include "runtime/seccomp/seccomp_notify.h"
 #include "runtime/spawn.h"
 #include "runtime/supervise.h"
@@ -250,8 +251,11 @@ prepare (const struct runtime_context *rt, struct exec_ctx *ctx,
     return -1;
   if (ctx->config->linux_cfg && ctx->config->linux_cfg->seccomp)
     {
-      ctx->seccomp = seccomp_compile (ctx->config->linux_cfg->seccomp,
-                                      "linux.seccomp", NULL, err);
+      /* the program create compiled, from the cache */
+      cleanup_free char *cache = seccomp_cache_dir (rt->root);
+      ctx->seccomp = seccomp_compile_cached (ctx->config->linux_cfg->seccomp,
+                                             "linux.seccomp", cache, NULL,
+                                             NULL, err);
       if (ctx->seccomp == NULL)
         return -1;
     }

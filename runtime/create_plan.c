@@ -19,6 +19,7 @@
 #include "runtime/log.h"
 #include "runtime/userns.h"
 #include "runtime/policy/paths.h"
+#include "runtime/seccomp/seccomp_cache.h"
 
 static bool
 has_new_ns (const struct oci_config *c, enum oci_namespace_type t)
@@ -368,16 +369,17 @@ plan_seccomp (const struct oci_config *config,
   if (sc)
     {
       struct str_list notes = { 0 };
+      bool hit = false;
       size_t i;
-      plan->bundle_seccomp = seccomp_compile (sc, "linux.seccomp", &notes, err);
-      if (plan->bundle_seccomp == NULL)
-        {
-          str_list_free (&notes);
-          return -1;
-        }
+      plan->bundle_seccomp = seccomp_compile_cached (sc, "linux.seccomp",
+                                                     opts->seccomp_cache,
+                                                     &notes, &hit, err);
       for (i = 0; i < notes.len; i++)
         log_debug ("%s", notes.items[i]);
       str_list_free (&notes);
+      if (plan->bundle_seccomp == NULL)
+        return -1;
+      log_debug ("linux.seccomp %s", hit ? "(cached)" : "(compiled)");
       plan->seccomp_list[n++] = plan->bundle_seccomp;
     }
   plan->init.stage.seccomp = plan->seccomp_list;

@@ -24,6 +24,9 @@ struct create_plan_options
   const struct cgroup_request *cgroup; /* for the cgroup mounts */
   /* seccomp programs installed before the bundle's own (agentrt's). */
   const struct seccomp_program *extra_seccomp;
+  /* where the bundle's compiled program is cached (seccomp_cache.h);
+   * NULL: compiled every time */
+  const char *seccomp_cache;
   const char *keyring_name;
   /* From the hardening (all zero when it is off): the host view whose
    * judged bind sources are mounted, the masks that must be applied and

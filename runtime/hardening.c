@@ -135,7 +135,7 @@ compile_profile (const struct runtime_context *rt, struct hardening *h,
                  agentrt_error_t *err)
 {
   const char *profile = h->result.directives.seccomp_profile;
-  cleanup_free char *cache = xasprintf ("%s/.seccomp-cache", rt->root);
+  cleanup_free char *cache = seccomp_cache_dir (rt->root);
   struct str_list notes = { 0 };
   bool hit = false;
   size_t i;

@@ -1,7 +1,9 @@
 # shellcheck shell=bash
-# hack/bench/common.sh: what hack/bench.sh and hack/scale.sh share on top
-# of hack/lib.sh: root and tool checks, the runtimes under test (building
-# agentrt when RUNTIME is not given), the admin policies, the load line.
+# hack/bench/common.sh: what hack/bench.sh, hack/scale.sh and
+# hack/bench/engine-configs.sh share on top of hack/lib.sh: root and tool
+# checks, the runtimes under test (building agentrt when RUNTIME is not
+# given), the admin policies, the load line, a podman of the script's own
+# and removing what engines leave (cgroups, host paths).
 # Source it after hack/lib.sh; it sets AGENTRT, EGRESS_BIN, RUNC, CRUN.
 
 # bench_require TOOL...: exit with the Debian packages to install when a
@@ -88,4 +90,64 @@ bench_stop ()
     kill -0 $kids 2>/dev/null || break
     sleep 0.1
   done
+}
+
+# bench_host_paths_record FILE PATH...: which of PATH... exist now (what
+# engines create outside the roots they are given: podman's blob cache,
+# dockerd's plugin dir), written to FILE for bench_host_paths_remove.
+bench_host_paths_record ()
+{
+  local file=$1 p
+  shift
+  for p; do [[ -e $p ]] && echo "$p"; done >"$file"
+  return 0
+}
+
+# bench_host_paths_remove FILE PATH...: removes those of PATH... that
+# FILE does not list (directories only when empty); children first.
+bench_host_paths_remove ()
+{
+  local file=$1 p
+  shift
+  for p; do
+    grep -qxF "$p" "$file" 2>/dev/null && continue
+    if [[ -d $p ]]; then rmdir "$p"; elif [[ -f $p ]]; then rm -f "$p"; fi
+  done 2>/dev/null
+  return 0
+}
+
+# bench_cgroup_remove NAME: removes the cgroup NAME and what is under it in
+# every hierarchy, waiting up to 5 s for processes to leave it (conmon and
+# podman's cleanup process leave after the container).
+bench_cgroup_remove ()
+{
+  local h
+  for _ in $(seq 50); do
+    for h in /sys/fs/cgroup/*/; do
+      [[ -d $h$1 ]] && find "$h$1" -depth -type d -exec rmdir {} + 2>/dev/null
+    done
+    compgen -G "/sys/fs/cgroup/*/$1" >/dev/null || return 0
+    sleep 0.1
+  done
+  return 0
+}
+
+# bench_podman_world DIR: containers.conf, storage.conf and
+# registries.conf of a podman of its own under DIR (storage, run root, tmp
+# dir, events log there; cgroupfs; no registries), exported in
+# CONTAINERS_CONF, CONTAINERS_STORAGE_CONF and CONTAINERS_REGISTRIES_CONF.
+bench_podman_world ()
+{
+  local d=$1
+  mkdir -p "$d/tmp"
+  printf '%s\n' '[containers]' 'default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]' \
+    '[engine]' 'cgroup_manager = "cgroupfs"' 'events_logger = "file"' \
+    "events_logfile_path = \"$d/events.log\"" "tmp_dir = \"$d/tmp\"" \
+    "volume_path = \"$d/volumes\"" 'runtime_supports_json = ["crun", "runc", "agentrt"]' \
+    >"$d/containers.conf"
+  printf '%s\n' '[storage]' 'driver = "overlay"' "graphroot = \"$d/root\"" \
+    "runroot = \"$d/run\"" >"$d/storage.conf"
+  echo 'unqualified-search-registries = []' >"$d/registries.conf"
+  export CONTAINERS_CONF=$d/containers.conf CONTAINERS_STORAGE_CONF=$d/storage.conf
+  export CONTAINERS_REGISTRIES_CONF=$d/registries.conf
 }

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""hack/bench/scale.py: the long-lived driver of hack/scale.sh.
-  scale.py -n N --prefix P --bundle DIR --kv FILE
-           --runtime NAME=COMMAND ... (e.g. agentrt="agentrt --root R --policy F")
+"""hack/bench/scale.py: the long-lived driver of hack/scale.sh and of
+hack/bench.sh's `parallel` section.
+  scale.py -n N --prefix P --bundle DIR --kv FILE [--rounds R] [--ratio A/B ...]
+           --runtime NAME=ROOT=COMMAND ... (e.g. agentrt=R="agentrt --root R --policy F")
 For each runtime, in this one process: N containers created concurrently
 (detached, the bundle's process), then started concurrently, then listed,
-killed and deleted concurrently.  While they run it measures what the
+killed and deleted concurrently.  With --rounds R, R such cycles per
+runtime, the runtimes in rotating order (A B C, B C A, ...); the figures
+written to --kv are medians over the rounds, and each --ratio A/B is
+A's create+start time over B's (medians).  While they run it measures what the
 runtime leaves per container (the PSS of every process it started other
 than the container's own: after create the init waiting to exec plus the
 monitor and sidecar, after start the monitor and sidecar), and the
@@ -19,6 +23,7 @@ import json
 import os
 import resource
 import shlex
+import statistics
 import subprocess
 import sys
 import time
@@ -89,12 +94,12 @@ def netns_of(pid):
 
 def netns_refs():
     """Every network namespace something still holds (a process's own, an
-    open fd, a bind mount of nsfs), with who holds it."""
+    open fd, a bind mount of nsfs), with everyone who holds it."""
     refs = {}
     for d in glob.glob("/proc/[0-9]*"):
         who = d.rsplit("/", 1)[1]
         try:
-            refs.setdefault(os.readlink(d + "/ns/net"), who)
+            refs.setdefault(os.readlink(d + "/ns/net"), []).append(who)
             fds = os.listdir(d + "/fd")
         except OSError:
             continue
@@ -104,13 +109,35 @@ def netns_refs():
             except OSError:
                 continue
             if link.startswith("net:["):
-                refs.setdefault(link, "fd of " + who)
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            fields = line.split()
-            if " - nsfs " in line and fields[3].startswith("net:["):
-                refs.setdefault(fields[3], "mount " + fields[4])
+                refs.setdefault(link, []).append("fd of " + who)
+    for ns, point in nsfs_mounts():
+        refs.setdefault(ns, []).append("mount " + point)
     return refs
+
+
+def nsfs_mounts():
+    """(namespace, mount point) of every network namespace bind-mounted in
+    our mount namespace (`ip netns add` makes such mounts)."""
+    with open("/proc/self/mountinfo") as f:
+        return {(line.split()[3], line.split()[4]) for line in f
+                if " - nsfs " in line and line.split()[3].startswith("net:[")}
+
+
+def new_holder(who, ns, since, mounts):
+    """Whether `PID`, `fd of PID` or `mount POINT` (of namespace `ns`) came
+    after the cycle began to kill its containers: a process started after
+    `since` (CLOCK_BOOTTIME seconds), a mount not among `mounts`
+    (nsfs_mounts() then).  Every process the runtime made for them was
+    running before then (tracked() lists them after start), and a
+    namespace's inode number is free for another namespace only once the
+    namespace is gone, i.e. after the kill: a newcomer that holds one of these numbers holds a new
+    namespace of other work on the machine, which makes namespaces all the
+    time (another developer's sidecar started during the deletes, and an
+    `ip netns add` after them, were taken for leftovers)."""
+    if who.startswith("mount "):
+        return (ns, who.split(" ", 1)[1]) not in mounts
+    st = start_time(int(who.split()[-1]))
+    return st is not None and st / os.sysconf("SC_CLK_TCK") > since
 
 
 class Runtime:
@@ -180,7 +207,7 @@ def tracked(rt, ids):
     return procs, nets
 
 
-def leftovers(rt, prefix, procs, nets, mounts_before):
+def leftovers(rt, prefix, procs, nets, mounts_before, since, ns_mounts):
     left = []
     if os.path.isdir(rt.root):
         left += ["state dir " + e for e in os.listdir(rt.root) if e.startswith(prefix)]
@@ -197,12 +224,30 @@ def leftovers(rt, prefix, procs, nets, mounts_before):
         if alive(pid, st):
             left += ["process %d (%s)" % (pid, open("/proc/%d/comm" % pid).read().strip())]
     refs = netns_refs()
-    left += ["netns %s (held by %s)" % (n, refs[n]) for n in sorted(nets & set(refs))]
+    for n in sorted(nets & set(refs)):
+        holders = [w for w in refs[n] if not new_holder(w, n, since, ns_mounts)]
+        if holders:
+            left.append("netns %s (held by %s)" % (n, "; ".join(describe(w) for w in holders)))
     return left
 
 
-def cycle(rt, a, kv):
-    ids = ["%s-%s-%d" % (a.prefix, rt.name, i) for i in range(a.n)]
+def describe(who):
+    """`PID` or `fd of PID` with the process's name, parent and age."""
+    pid = who.split()[-1]
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            head, rest = f.read().rsplit(")", 1)
+        fields = rest.split()
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        return "%s: %s, state %s, parent %s, %.1f s old" % (
+            who, head.split("(", 1)[1], fields[0], fields[1], age)
+    except (OSError, ValueError, IndexError):
+        return who
+
+
+def cycle(rt, a, rnd):
+    """One cycle; returns (ok, figures)."""
+    ids = ["%s-%s-r%d-%d" % (a.prefix, rt.name, rnd, i) for i in range(a.n)]
     logdir = os.path.join(a.logs, rt.name)
     os.makedirs(logdir, exist_ok=True)
     log = lambda cid: os.path.join(logdir, cid + ".log")
@@ -229,14 +274,18 @@ def cycle(rt, a, kv):
     t_list = time.perf_counter() - t0
     listed = json.loads(out.stdout or "[]") or []
     running = sum(1 for c in listed if c.get("id") in ids and c.get("status") == "running")
+    # a process started or an nsfs mount made from now on holds none of
+    # these containers' namespaces (new_holder)
+    ns_mounts = nsfs_mounts()
+    since = time.clock_gettime(time.CLOCK_BOOTTIME)
     t_kill, _ = concurrently(lambda c: rt.run(["kill", c, "KILL"], log(c)), ids)
     t_delete, bad3 = concurrently(lambda c: rt.run(["delete", "--force", c], log(c)), ids)
     bad += bad3
     time.sleep(0.5)
-    left = leftovers(rt, a.prefix, procs, nets, mounts_before)
+    left = leftovers(rt, a.prefix, procs, nets, mounts_before, since, ns_mounts)
 
     n = a.n
-    print("  %s: %d containers" % (rt.name, n))
+    print("  %s: %d containers%s" % (rt.name, n, " (round %d)" % (rnd + 1) if a.rounds > 1 else ""))
     print("    create %.2f s, start %.2f s: %.1f containers/s created+started"
           % (t_create, t_start, n / (t_create + t_start)))
     print("    list %.3f s (%d running), kill %.2f s, delete --force %.2f s"
@@ -248,19 +297,13 @@ def cycle(rt, a, kv):
     print("    per running container, whole machine (indicative): kernel (slab, page tables,"
           " stacks) %+.0f KiB, shmem %+.0f KiB, MemAvailable %+.0f KiB"
           % (kern / n, shmem / n, -avail / n))
-    for k, v in (("per_s", "%.1f" % (n / (t_create + t_start))),
-                 ("create_s", "%.2f" % t_create), ("start_s", "%.2f" % t_start),
-                 ("list_s", "%.3f" % t_list), ("delete_s", "%.2f" % t_delete),
-                 ("running", str(running)),
-                 ("pss_created_KiB", "%.0f" % (pss_cr / n)),
-                 ("pss_running_KiB", "%.0f" % (pss_run / n)),
-                 ("rss_running_KiB", "%.0f" % (rss_run / n)),
-                 ("procs_running", str(n_run)),
-                 ("kernel_KiB", "%.0f" % (kern / n)),
-                 ("shmem_KiB", "%.0f" % (shmem / n)),
-                 ("avail_KiB", "%.0f" % (avail / n)),
-                 ("failures", str(len(bad))), ("leftovers", str(len(left)))):
-        kv.append(("scale.%s.%s" % (rt.name, k), v))
+    figures = {"per_s": n / (t_create + t_start), "create_start_s": t_create + t_start,
+               "create_s": t_create, "start_s": t_start,
+               "list_s": t_list, "delete_s": t_delete, "running": running,
+               "pss_created_KiB": pss_cr / n, "pss_running_KiB": pss_run / n,
+               "rss_running_KiB": rss_run / n, "procs_running": n_run,
+               "kernel_KiB": kern / n, "shmem_KiB": shmem / n, "avail_KiB": avail / n,
+               "failures": len(bad), "leftovers": len(left)}
     ok = True
     if bad:
         ok = False
@@ -275,7 +318,16 @@ def cycle(rt, a, kv):
         print("    LEFT BEHIND (%d): %s" % (len(left), "; ".join(left[:10])))
     else:
         print("    nothing left behind (state dirs, cgroups, mounts, processes, netns)")
-    return ok
+    return ok, figures
+
+
+# How each figure is written to --kv (failures and leftovers: the worst
+# round; the rest: the median).
+FORMATS = {"per_s": "%.1f", "create_start_s": "%.2f", "create_s": "%.2f", "start_s": "%.2f",
+           "list_s": "%.3f", "delete_s": "%.2f", "running": "%d", "pss_created_KiB": "%.0f",
+           "pss_running_KiB": "%.0f", "rss_running_KiB": "%.0f", "procs_running": "%d",
+           "kernel_KiB": "%.0f", "shmem_KiB": "%.0f", "avail_KiB": "%.0f",
+           "failures": "%d", "leftovers": "%d"}
 
 
 def main():
@@ -286,6 +338,8 @@ def main():
     p.add_argument("--logs", required=True)
     p.add_argument("--kv", required=True)
     p.add_argument("--runtime", action="append", required=True, help="NAME=ROOT=COMMAND")
+    p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--ratio", action="append", default=[], help="A/B")
     a = p.parse_args()
     # N children at once, each with a log file: the soft fd limit up to the
     # hard one.
@@ -294,9 +348,33 @@ def main():
 
     fds_before = own_fds()
     kv, ok = [], True
+    runtimes = []
     for spec in a.runtime:
         name, root, command = spec.split("=", 2)
-        ok = cycle(Runtime(name, command, root), a, kv) and ok
+        runtimes.append(Runtime(name, command, root))
+    results = {rt.name: [] for rt in runtimes}
+    for rnd in range(a.rounds):
+        for i in range(len(runtimes)):
+            rt = runtimes[(rnd + i) % len(runtimes)]
+            good, figures = cycle(rt, a, rnd)
+            ok = ok and good
+            results[rt.name].append(figures)
+    for rt in runtimes:
+        for k, fmt in FORMATS.items():
+            vals = [f[k] for f in results[rt.name]]
+            v = max(vals) if k in ("failures", "leftovers") else statistics.median(vals)
+            kv.append(("scale.%s.%s" % (rt.name, k), fmt % v))
+    if a.rounds > 1:
+        for rt in runtimes:
+            print("  %s, median of %d rounds: %.1f containers/s created+started (%s)"
+                  % (rt.name, a.rounds, statistics.median(f["per_s"] for f in results[rt.name]),
+                     ", ".join("%.2f s" % f["create_start_s"] for f in results[rt.name])))
+    for r in a.ratio:
+        x, y = r.split("/")
+        ratio = (statistics.median(f["create_start_s"] for f in results[x])
+                 / statistics.median(f["create_start_s"] for f in results[y]))
+        print("  %s: create+start time ratio %.2f" % (r, ratio))
+        kv.append(("scale.%s.create_start" % r, "%.2f" % ratio))
     fds_after = own_fds()
     extra = {fd: t for fd, t in fds_after.items() if fds_before.get(fd) != t}
     if extra:

@@ -9,7 +9,8 @@ libseccompfilter_a_SOURCES = \
 	runtime/seccomp/seccomp_ranges.c runtime/seccomp/seccomp_ranges.h \
 	runtime/seccomp/seccomp_load.c runtime/seccomp/seccomp_load.h \
 	runtime/seccomp/seccomp_notify.c runtime/seccomp/seccomp_notify.h \
-	runtime/seccomp/seccomp_cache.c runtime/seccomp/seccomp_cache.h
+	runtime/seccomp/seccomp_cache.c runtime/seccomp/seccomp_cache.h \
+	runtime/seccomp/seccomp_key.c runtime/seccomp/seccomp_key.h
 libseccompfilter_a_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
 
 dist_pkgdata_DATA += seccomp-profiles/agent-default.json
@@ -40,7 +41,9 @@ tests_unit_test_seccomp_load_CPPFLAGS = $(seccomp_test_cppflags)
 tests_unit_test_seccomp_load_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
 tests_unit_test_seccomp_load_LDADD = $(seccomp_test_ldadd) -lpthread
 tests_unit_test_seccomp_cache_SOURCES = tests/unit/test-seccomp-cache.c
-tests_unit_test_seccomp_cache_CPPFLAGS = $(seccomp_test_cppflags)
+tests_unit_test_seccomp_cache_CPPFLAGS = $(seccomp_test_cppflags) \
+	-DENGINE_PROFILE_DIR='"$(top_srcdir)/hack/bench/engines"'
+tests_unit_test_seccomp_cache_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
 tests_unit_test_seccomp_cache_LDADD = $(seccomp_test_ldadd)
 tests_unit_test_seccomp_notify_SOURCES = tests/unit/test-seccomp-notify.c
 tests_unit_test_seccomp_notify_LDADD = $(seccomp_test_ldadd)

@@ -107,3 +107,78 @@ seccomp_rules ()
   [[ $status -ne 0 ]]
   no_leftovers "$CT_ID"
 }
+
+# ---- the cache of compiled bundle filters (runtime/seccomp/seccomp_cache.h) ---------
+
+# cache_entries: the entry files in the test root's seccomp cache.
+cache_entries ()
+{
+  find "$ROOT/.seccomp-cache" -maxdepth 1 -name '*.bpf' -type f 2>/dev/null | sort
+}
+
+MKDIR_DENIED='[{names: ["mkdir", "mkdirat"], action: "SCMP_ACT_ERRNO", errnoRet: 13}]'
+MKDIR_PROBE='mkdir /dev/shm/d 2>/dev/null; echo "mkdir=$?"'
+
+@test "seccomp cache: the bundle's filter is compiled once, then read from the cache, and still enforced" {
+  requires root seccomp agentrt
+  seccomp_rules "$MKDIR_DENIED"
+  set_cmd sh -c "$MKDIR_PROBE"
+  rt --debug --log "$BATS_TEST_TMPDIR/log1" run --bundle "$BUNDLE" "$CT_ID"
+  check_status 0
+  has_line mkdir=1
+  grep -q 'linux.seccomp (compiled)' "$BATS_TEST_TMPDIR/log1" || fail "log: $(cat "$BATS_TEST_TMPDIR/log1")"
+  [[ $(cache_entries | wc -l) -eq 1 ]] || fail "cache: $(ls -la "$ROOT/.seccomp-cache")"
+  [[ $(stat -c %a "$ROOT/.seccomp-cache") == 700 && $(stat -c %a "$(cache_entries)") == 600 ]]
+  rt --debug --log "$BATS_TEST_TMPDIR/log2" run --bundle "$BUNDLE" "$CT_ID-2"
+  check_status 0
+  has_line mkdir=1
+  grep -q 'linux.seccomp (cached)' "$BATS_TEST_TMPDIR/log2" || fail "log: $(cat "$BATS_TEST_TMPDIR/log2")"
+  [[ $(cache_entries | wc -l) -eq 1 ]]
+}
+
+@test "seccomp cache: an entry replaced by another profile's program is not used" {
+  requires root seccomp agentrt
+  local deny allow
+  # B: a filter that denies nothing mkdir needs
+  seccomp_rules '[{names: ["getcwd"], action: "SCMP_ACT_ERRNO", errnoRet: 13}]'
+  run_ct sh -c "$MKDIR_PROBE"
+  has_line mkdir=0
+  allow=$(cache_entries)
+  # A: mkdir denied
+  seccomp_rules "$MKDIR_DENIED"
+  run_ct sh -c "$MKDIR_PROBE"
+  has_line mkdir=1
+  deny=$(comm -13 <(echo "$allow") <(cache_entries))
+  [[ -n $allow && -n $deny ]] || fail "entries: $(cache_entries)"
+  # whoever can write the cache swaps A's entry for B's program
+  cp -p "$allow" "$deny"
+  run_ct sh -c "$MKDIR_PROBE"
+  has_line mkdir=1
+  # and the entry is A's again
+  ! cmp -s "$allow" "$deny"
+}
+
+@test "seccomp cache: exec takes the bundle's filter from the cache, and it applies" {
+  requires root seccomp agentrt
+  seccomp_rules "$MKDIR_DENIED"
+  start_ct
+  [[ $(cache_entries | wc -l) -eq 1 ]]
+  # a read marks the entry used (least recently used ones are evicted)
+  touch -a -d '2000-01-01' "$(cache_entries)"
+  rt exec "$CT_ID" sh -c "$MKDIR_PROBE"
+  check_status 0
+  has_line mkdir=1
+  [[ $(stat -c %X "$(cache_entries)") -gt $(date -d '2001-01-01' +%s) ]] || fail "not read from the cache"
+  [[ $(cache_entries | wc -l) -eq 1 ]]
+}
+
+@test "seccomp cache: a cache directory others can write is not used" {
+  requires root seccomp agentrt
+  mkdir -p "$ROOT/.seccomp-cache"
+  chmod 0777 "$ROOT/.seccomp-cache"
+  seccomp_rules "$MKDIR_DENIED"
+  run_ct sh -c "$MKDIR_PROBE"
+  check_status 0
+  has_line mkdir=1
+  [[ -z $(cache_entries) ]] || fail "written: $(cache_entries)"
+}
