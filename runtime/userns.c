@@ -263,27 +263,33 @@ deny_setgroups (pid_t pid, agentrt_error_t *err)
   return 0;
 }
 
+/* One map (`kind` "uid" or "gid"), by the runtime or by its helper. */
+static int
+write_one (pid_t pid, enum idmap_writer writer, const char *kind,
+           const struct oci_id_mapping *map, size_t n, agentrt_error_t *err)
+{
+  char helper[16], file[16], field[32], subid[16];
+
+  if (n == 0)
+    return 0;
+  snprintf (helper, sizeof helper, "new%smap", kind);
+  snprintf (file, sizeof file, "%s_map", kind);
+  snprintf (field, sizeof field, "linux.%sMappings", kind);
+  snprintf (subid, sizeof subid, "/etc/sub%s", kind);
+  if (writer == IDMAP_WRITE_HELPER)
+    return run_helper (helper, pid, map, n, field, subid, err);
+  return userns_write_map (pid, file, map, n, field, err);
+}
+
 int
 userns_write_maps (pid_t pid, const struct idmap_plan *plan,
                    const struct oci_id_mapping *uid, size_t n_uid,
                    const struct oci_id_mapping *gid, size_t n_gid,
                    agentrt_error_t *err)
 {
-  if (n_uid
-      && (plan->uid == IDMAP_WRITE_HELPER
-              ? run_helper ("newuidmap", pid, uid, n_uid, "linux.uidMappings",
-                            "/etc/subuid", err)
-              : userns_write_map (pid, "uid_map", uid, n_uid,
-                                  "linux.uidMappings", err)) < 0)
-    return -1;
-  if (n_gid && plan->deny_setgroups && deny_setgroups (pid, err) < 0)
-    return -1;
-  if (n_gid
-      && (plan->gid == IDMAP_WRITE_HELPER
-              ? run_helper ("newgidmap", pid, gid, n_gid, "linux.gidMappings",
-                            "/etc/subgid", err)
-              : userns_write_map (pid, "gid_map", gid, n_gid,
-                                  "linux.gidMappings", err)) < 0)
+  if (write_one (pid, plan->uid, "uid", uid, n_uid, err) < 0
+      || (n_gid && plan->deny_setgroups && deny_setgroups (pid, err) < 0)
+      || write_one (pid, plan->gid, "gid", gid, n_gid, err) < 0)
     return -1;
   return 0;
 }

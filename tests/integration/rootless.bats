@@ -265,6 +265,26 @@ EOF
   [[ $(echo $(grep -E '^ *0 ' <<<"$agentrt_out")) == "0 $RL_UID 1" ]] || fail "$agentrt_out"
 }
 
+@test "rootless: a bound home's keys are masked; runc as the user shows them" {
+  requires_control
+  mkdir -p "$RL_DIR/home/.ssh" "$RL_DIR/home/src"
+  echo "-----BEGIN OPENSSH PRIVATE KEY-----" >"$RL_DIR/home/.ssh/id_ed25519"
+  echo work >"$RL_DIR/home/src/main.go"
+  chown -R "$RL_USER:" "$RL_DIR/home"
+  CONFIG=$RL_CONFIG update_config '.mounts += [{destination: "/home/u", type: "bind", source: $s, options: ["rbind", "rw"]}]' \
+    --arg s "$RL_DIR/home"
+  rl_cmd sh -c 'cat /home/u/src/main.go; cat /home/u/.ssh/id_ed25519 2>&1 || echo key=unreadable'
+  ur urunc run --bundle "$RL_DIR/bundle" "$CT_ID-c"
+  check_status 0
+  [[ $output == *"BEGIN OPENSSH PRIVATE KEY"* ]] || fail "control: $output"
+  ur urt run --bundle "$RL_DIR/bundle" "$CT_ID"
+  check_status 0
+  [[ $output == *work* && $output != *"BEGIN OPENSSH"* ]] || fail "agentrt: $output"
+  jq -s -e '[.[] | select(.event == "create") | .changes[] | select(.kind == "path-masked"
+    and (.what | contains("/home/u/.ssh")))] | length >= 1' "$RL_AUDIT/$CT_ID.jsonl" >/dev/null \
+    || fail "no path-masked change: $(cat "$RL_AUDIT/$CT_ID.jsonl")"
+}
+
 @test "rootless: no network but the proxy; runc as the user reaches the host's loopback" {
   requires_control python3
   _loopback_server
