@@ -4,9 +4,11 @@
 # runs the unit tests (make check), the unit tests again built with clang,
 # ASan and UBSan (the fast part of --sanitize), each fuzz target briefly
 # (hack/fuzz.sh), every bats suite against the built binary (configured
-# with the test-only fault points, --enable-fault-injection) and the cgroup
-# v2 VM.  Before the bats suites, hack/lint-bats.sh refuses test code that
-# cannot fail.  Exits non-zero on any failure.
+# with the test-only fault points, --enable-fault-injection), the Debian
+# package (hack/deb.sh: built, listed, installed into a scratch root) and
+# the cgroup v2 VM.  Before the bats suites, hack/lint-bats.sh refuses test
+# code that cannot fail.  Each stage starts with `==> [i/N] NAME (time so
+# far)`.  Exits non-zero on any failure.
 #
 #   hack/test.sh [OPTIONS] [BATS-FILE...]
 #     --sanitize        clang + --enable-sanitizers in _build-sanitize/
@@ -21,6 +23,10 @@
 #     --no-sanitized-unit  skip the unit tests under ASan+UBSan
 #     --no-integration  skip the bats suites
 #     --no-vm           skip the cgroup v2 VM (hack/vm-test.sh --only v2)
+#     --no-deb          skip building and checking the Debian package
+#                       (hack/deb.sh; it runs only with the whole
+#                       integration suite: not with BATS-FILE..., --runtime,
+#                       --sanitize or --no-integration)
 #     --no-fuzz         skip the fuzz targets (AGENTRT_FUZZ_SECONDS each,
 #                       default 10; not with --sanitize or --runtime)
 #     --filter REGEX    only bats tests whose name matches
@@ -35,12 +41,13 @@ set -euo pipefail
 
 SELF=$(readlink -f "$0")
 . "$(dirname "$SELF")/lib.sh"
+. "$(dirname "$SELF")/deps.sh"
 cd "$AGENTRT_TOP"
 
-# Build and test dependencies (Debian 12 package names).
+# Build and test dependencies (Debian 12 package names): what building,
+# hack/try.sh, the package and the man pages need is in hack/deps.sh.
 PACKAGES=(
-  build-essential autoconf automake libtool pkg-config git
-  libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
+  "${DEPS_BUILD[@]}" "${DEPS_TRY[@]}" "${DEPS_DEB[@]}" "${DEPS_MAN[@]}"
   bats busybox-static jq iproute2 util-linux coreutils procps python3
   libcap2-bin crun runc publicsuffix
 )
@@ -66,7 +73,7 @@ usage ()
   exit "${1:-0}"
 }
 
-sanitize=0 sanitized_unit=1 deps=1 unit=1 integration=1 vm=1 fuzz=1 fuzz_ci=0 runtime= filter= jobs=$(nproc) bats_jobs=1
+sanitize=0 sanitized_unit=1 deb=1 deps=1 unit=1 integration=1 vm=1 fuzz=1 fuzz_ci=0 runtime= filter= jobs=$(nproc) bats_jobs=1
 bats_files=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -77,6 +84,7 @@ while [[ $# -gt 0 ]]; do
     --no-sanitized-unit) sanitized_unit=0; shift ;;
     --no-integration) integration=0; shift ;;
     --no-vm) vm=0; shift ;;
+    --no-deb) deb=0; shift ;;
     --no-fuzz) fuzz=0; shift ;;
     --filter) filter=$2; shift 2 ;;
     --jobs) bats_jobs=$2; shift 2 ;;
@@ -87,24 +95,10 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-# install_deps PKG...: apt-get install whatever dpkg does not list as
-# installed; silent (no apt-get at all) when everything is there.
-install_deps ()
+# step MESSAGE: a step inside a stage.
+step ()
 {
-  local missing=() p
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' \
-      || missing+=("$p")
-  done
-  ((${#missing[@]} > 0)) || return 0
-  if [[ $EUID -ne 0 ]]; then
-    echo "missing packages: ${missing[*]} (run as root, or apt-get install them)" >&2
-    return 1
-  fi
-  log "installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  quietly apt-get update -qq
-  quietly apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  printf '  -> %s\n' "$*"
 }
 
 # build BUILD-DIR CONFIGURE-ARGS...: autogen when needed, configure once
@@ -115,23 +109,23 @@ build ()
   local dir=$1
   shift
   if [[ ! -x configure || configure.ac -nt configure ]]; then
-    log "autogen"
+    step "autogen"
     quietly ./autogen.sh
   fi
   mkdir -p "$dir"
   if [[ ! -f $dir/Makefile || $(cat "$dir/.configure-args" 2>/dev/null) != "$*" ]]; then
-    log "configure $* (in $dir)"
+    step "configure $* (in $dir)"
     (cd "$dir" && quietly "$AGENTRT_TOP/configure" "$@")
     printf '%s\n' "$*" >"$dir/.configure-args"
   fi
-  log "make (in $dir)"
+  step "make (in $dir)"
   quietly make -C "$dir" -j"$jobs"
 }
 
 unit_tests ()
 {
   local dir=$1
-  log "unit tests (make check in $dir)"
+  step "make check (in $dir)"
   if ! make -C "$dir" -s -j"$jobs" check; then
     [[ -f $dir/test-suite.log ]] && cat "$dir/test-suite.log"
     return 1
@@ -203,16 +197,36 @@ integration_tests ()
   fi
   [[ -n $filter ]] && args+=(--filter "$filter")
   ((bats_jobs > 1)) && args+=(--jobs "$bats_jobs")
-  log "integration tests: RUNTIME=$rt bats ${files[*]}"
+  step "RUNTIME=$rt bats ${files[*]}"
   RUNTIME=$rt bats "${args[@]}" "${files[@]}" </dev/null
+}
+
+# plan_stage NAME: a stage this run will go through (counted for "[i/N]").
+plan_stage ()
+{
+  STAGES+=("$1")
+}
+
+# stage NAME: the start of a planned stage: "==> [i/N] NAME (time so far)".
+stage ()
+{
+  local i n=${#STAGES[@]} t=$((SECONDS - STARTED))
+  for ((i = 0; i < n; i++)); do
+    [[ ${STAGES[i]} == "$1" ]] && break
+  done
+  printf '==> [%d/%d] %s (%dm%02ds so far)\n' $((i + 1)) "$n" "$1" $((t / 60)) $((t % 60))
 }
 
 main ()
 {
   local pkgs=("${PACKAGES[@]}") build_dir=$AGENTRT_BUILD_DIR reports=
   local conf=(--enable-werror --enable-fault-injection)
+  local vm_run=0 deb_run=0
   ((sanitize)) || [[ -n $runtime ]] || fuzz_ci=$fuzz
   if ((sanitize)) || [[ -n $runtime ]] || ((!unit)); then sanitized_unit=0; fi
+  ((vm)) && ((!sanitize)) && [[ -z $runtime ]] && vm_run=1
+  # The package is built with the full run of the integration tests.
+  ((deb && integration && !sanitize)) && [[ -z $runtime ]] && ((${#bats_files[@]} == 0)) && deb_run=1
   if ((sanitize)); then
     pkgs+=("${SANITIZE_PACKAGES[@]}")
     build_dir=${AGENTRT_SANITIZE_BUILD_DIR:-$AGENTRT_TOP/_build-sanitize}
@@ -225,35 +239,55 @@ main ()
   ((fuzz_ci)) && pkgs+=("${FUZZ_PACKAGES[@]}")
   ((sanitized_unit)) && pkgs+=("${SANITIZE_PACKAGES[@]}")
   ((bats_jobs > 1)) && pkgs+=(parallel)
+
+  STAGES=() STARTED=$SECONDS
+  ((deps)) && plan_stage "packages (apt-get, only what is missing)"
+  if [[ -z $runtime ]]; then
+    plan_stage "build (in ${build_dir#"$AGENTRT_TOP"/})"
+    ((unit)) && plan_stage "unit tests (make check)"
+    ((sanitized_unit)) && plan_stage "unit tests under ASan+UBSan"
+    ((fuzz_ci)) && plan_stage "fuzz targets, ${AGENTRT_FUZZ_SECONDS:-10} s each (hack/fuzz.sh)"
+  fi
+  ((deb_run)) && plan_stage "Debian package (hack/deb.sh)"
+  ((integration)) && plan_stage "integration tests (bats)"
+  ((vm_run)) && plan_stage "cgroup v2 VM (hack/vm-test.sh --only v2)"
+
   if ((deps)); then
+    stage "packages (apt-get, only what is missing)"
     install_deps "${pkgs[@]}"
   fi
-
   if [[ -z $runtime ]]; then
+    stage "build (in ${build_dir#"$AGENTRT_TOP"/})"
     build "$build_dir" "${conf[@]}"
     if ((unit)); then
+      stage "unit tests (make check)"
       unit_tests "$build_dir"
     fi
     if ((sanitized_unit)); then
-      log "unit tests under ASan+UBSan"
+      stage "unit tests under ASan+UBSan"
       sanitized_unit_tests
     fi
     if ((fuzz_ci)); then
-      log "fuzz targets, ${AGENTRT_FUZZ_SECONDS:-10} s each (hack/fuzz.sh)"
+      stage "fuzz targets, ${AGENTRT_FUZZ_SECONDS:-10} s each (hack/fuzz.sh)"
       "$AGENTRT_TOP/hack/fuzz.sh" -j "$jobs" "${AGENTRT_FUZZ_SECONDS:-10}"
     fi
     runtime=$build_dir/agentrt
   fi
+  if ((deb_run)); then
+    stage "Debian package (hack/deb.sh)"
+    "$AGENTRT_TOP/hack/deb.sh" -j "$jobs" $( ((deps)) || echo --no-deps)
+  fi
   if ((integration)); then
+    stage "integration tests (bats)"
     [[ $EUID -eq 0 ]] || echo "warning: not root: most integration tests will be skipped" >&2
-    log "bats lint: no check that cannot fail (hack/lint-bats.sh)"
+    step "bats lint: no check that cannot fail (hack/lint-bats.sh)"
     "$AGENTRT_TOP/hack/lint-bats.sh" "${bats_files[@]}"
     integration_tests "$runtime"
   fi
   # A pure cgroup v2 kernel under qemu (the systemd VM is on demand:
   # hack/vm-test.sh); not for sanitizer builds or another runtime.
-  if ((vm)) && ((!sanitize)) && [[ $runtime == "$build_dir/agentrt" ]]; then
-    log "cgroup v2 VM (hack/vm-test.sh --only v2)"
+  if ((vm_run)); then
+    stage "cgroup v2 VM (hack/vm-test.sh --only v2)"
     AGENTRT_BUILD_DIR=$build_dir "$AGENTRT_TOP/hack/vm-test.sh" --only v2 \
       $( ((deps)) || echo --no-deps)
   fi
@@ -261,7 +295,7 @@ main ()
     trap - EXIT
     sanitizer_reports "$reports" "$build_dir"
   fi
-  log "all tests passed"
+  local t=$((SECONDS - STARTED))
+  log "all tests passed ($((t / 60))m$(printf '%02d' $((t % 60)))s)"
 }
-
 main

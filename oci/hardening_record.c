@@ -148,22 +148,69 @@ parse_enums (const struct json_ctx *c, const struct json_node *o,
   static const char *const rootfs[] = { "readonly", "ephemeral", "writable",
                                         NULL };
   static const char *const egress[] = { "proxy", "none", NULL };
-  static const char *const netns[] = { "added", "bundle", "fresh", "shared",
-                                       NULL };
-  static const enum harden_netns netns_value[]
-      = { HARDEN_NETNS_ADDED, HARDEN_NETNS_BUNDLE, HARDEN_NETNS_FRESH,
-          HARDEN_NETNS_SHARED };
-  int r, e, n;
+  int r, e;
 
   if (read_enum (c, o, p, "rootfs", rootfs, &r) < 0
-      || read_enum (c, o, p, "egress", egress, &e) < 0
-      || read_enum (c, o, p, "netns", netns, &n) < 0)
+      || read_enum (c, o, p, "egress", egress, &e) < 0)
     return -1;
   d->rootfs = r == 0   ? HARDEN_ROOTFS_READONLY
               : r == 1 ? HARDEN_ROOTFS_EPHEMERAL
                        : HARDEN_ROOTFS_WRITABLE;
   d->egress = e == 0 ? HARDEN_EGRESS_PROXY : HARDEN_EGRESS_NONE;
-  d->netns = netns_value[n];
+  return 0;
+}
+
+/* A name that FROM_NAME knows: its value in *out. */
+static int
+read_named (const struct json_ctx *c, const struct json_node *obj,
+            const struct json_path *p, const char *key,
+            int (*from_name) (const char *), int *out)
+{
+  cleanup_free char *s = NULL;
+
+  if (json_member_string (c, obj, p, key, JSON_REQUIRED, &s) < 0)
+    return -1;
+  *out = from_name (s);
+  return *out < 0 ? json_fail (c, JSON_PATH_KEY (p, key), "unknown value") : 0;
+}
+
+/* "network": its facts; the plan is decided from them again and must be
+ * the one recorded (a record of another agentrt's decision is refused). */
+static int
+parse_network (const struct json_ctx *c, const struct json_node *dir,
+               const struct json_path *dp, struct harden_directives *d)
+{
+  const struct json_path *p = JSON_PATH_KEY (dp, "network");
+  const struct json_node *o = json_member (dir, "network");
+  struct net_inputs *in = &d->net_facts;
+  cleanup_free char *agent = NULL, *outside = NULL, *maker = NULL;
+  int bundle, uplink;
+
+  if (o == NULL)
+    return json_fail (c, p, "missing");
+  if (json_expect (c, o, p, JSON_OBJECT) < 0
+      || read_named (c, o, p, "bundle", net_bundle_ns_from_name, &bundle) < 0
+      || read_named (c, o, p, "uplink", net_uplink_from_name, &uplink) < 0
+      || json_member_bool (c, o, p, "sharedAgentNamespace", JSON_REQUIRED,
+                           &in->shared_agent_ns, NULL) < 0
+      || json_member_bool (c, o, p, "hooks", JSON_REQUIRED, &in->hooks, NULL) < 0
+      || json_member_bool (c, o, p, "egress", JSON_REQUIRED, &in->egress, NULL) < 0
+      || json_member_bool (c, o, p, "userNamespace", JSON_REQUIRED, &in->userns,
+                           NULL) < 0
+      || json_member_bool (c, o, p, "localMonitor", JSON_REQUIRED,
+                           &in->local_monitor, NULL) < 0
+      || json_member_string (c, o, p, "agent", JSON_REQUIRED, &agent) < 0
+      || json_member_string (c, o, p, "outside", JSON_REQUIRED, &outside) < 0
+      || json_member_string (c, o, p, "maker", JSON_REQUIRED, &maker) < 0)
+    return -1;
+  in->hardened = true;
+  in->bundle_ns = (enum net_bundle_ns) bundle;
+  in->uplink = (enum net_uplink) uplink;
+  d->net = net_plan_decide (in);
+  if (strcmp (agent, net_agent_name (d->net.agent)) != 0
+      || strcmp (outside, net_outside_name (d->net.outside)) != 0
+      || strcmp (maker, net_maker_name (d->net.maker)) != 0)
+    return json_fail (c, p, "not the plan its facts make");
   return 0;
 }
 
@@ -174,6 +221,7 @@ parse_directives (const struct json_ctx *c, const struct json_node *o,
   const struct json_path *p = JSON_PATH_KEY (NULL, "directives");
 
   if (json_expect (c, o, p, JSON_OBJECT) < 0 || parse_enums (c, o, p, d) < 0
+      || parse_network (c, o, p, d) < 0
       || json_member_int (c, o, p, "ephemeralSize", JSON_OPTIONAL, JSON_U64,
                           &d->ephemeral_size, NULL) < 0
       || json_member_string (c, o, p, "seccompProfile", JSON_OPTIONAL,

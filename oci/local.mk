@@ -19,6 +19,7 @@ liboci_a_SOURCES = \
 	oci/config_write_linux.c \
 	oci/config_write_resources.c \
 	oci/features.c oci/features.h \
+	oci/audit_record.c oci/audit_record.h \
 	oci/json_access.c \
 	oci/json_tree.c oci/json_tree.h \
 	oci/json_writer.c oci/json_writer.h \

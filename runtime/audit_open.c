@@ -122,22 +122,17 @@ audit_path (const char *dir, const char *id)
   return xasprintf ("%s/%s.jsonl", dir, id);
 }
 
-/* The trail in the dir: O_NOFOLLOW and O_NONBLOCK (a FIFO planted there
- * must not block the open), then judged on its fd. */
+/* A trail in the dir at dirfd: O_NOFOLLOW and O_NONBLOCK (a FIFO planted
+ * there must not block the open), then judged on its fd; path is for
+ * messages. */
 static int
-open_trail (const char *dir, const char *id, int flags, agentrt_error_t *err)
+open_in_dir (int dirfd, const char *name, const char *path, int flags,
+             agentrt_error_t *err)
 {
-  cleanup_free char *path = audit_path (dir, id);
-  cleanup_free char *name = xasprintf ("%s.jsonl", id);
-  cleanup_close int dirfd = -1, fd = -1;
+  cleanup_close int fd = -1;
   struct stat st;
   char why[128];
 
-  if (strchr (id, '/') || id[0] == '.' || id[0] == '\0')
-    return agentrt_error (err, EINVAL, "audit: invalid container id `%s`", id);
-  dirfd = open_dir (dir, flags & O_CREAT, err);
-  if (dirfd < 0)
-    return -1;
   fd = openat (dirfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
                                 | O_CLOEXEC, 0600);
   if (fd < 0)
@@ -156,6 +151,21 @@ open_trail (const char *dir, const char *id, int flags, agentrt_error_t *err)
   return steal_fd (&fd);
 }
 
+static int
+open_trail (const char *dir, const char *id, int flags, agentrt_error_t *err)
+{
+  cleanup_free char *path = audit_path (dir, id);
+  cleanup_free char *name = xasprintf ("%s.jsonl", id);
+  cleanup_close int dirfd = -1;
+
+  if (strchr (id, '/') || id[0] == '.' || id[0] == '\0')
+    return agentrt_error (err, EINVAL, "audit: invalid container id `%s`", id);
+  dirfd = open_dir (dir, flags & O_CREAT, err);
+  if (dirfd < 0)
+    return -1;
+  return open_in_dir (dirfd, name, path, flags, err);
+}
+
 int
 audit_open (const char *dir, const char *id, agentrt_error_t *err)
 {
@@ -166,4 +176,26 @@ int
 audit_open_read (const char *dir, const char *id, agentrt_error_t *err)
 {
   return open_trail (dir, id, O_RDONLY, err);
+}
+
+int
+audit_open_dir (const char *dir, agentrt_error_t *err)
+{
+  cleanup_close int pathfd = open_dir (dir, false, err);
+  int fd;
+
+  if (pathfd < 0)
+    return -1;
+  fd = openat (pathfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return agentrt_error (err, errno, "audit: open `%s`", dir);
+  return fd;
+}
+
+int
+audit_open_read_at (int dirfd, const char *dir, const char *name,
+                    agentrt_error_t *err)
+{
+  cleanup_free char *path = xasprintf ("%s/%s", dir, name);
+  return open_in_dir (dirfd, name, path, O_RDONLY, err);
 }

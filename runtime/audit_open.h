@@ -36,6 +36,15 @@ int audit_open (const char *dir, const char *id, agentrt_error_t *err);
  * ENOENT when there is none. */
 int audit_open_read (const char *dir, const char *id, agentrt_error_t *err);
 
+/* The audit dir itself, walked and judged as above, opened to list
+ * (`agentrt audit --summary`); ENOENT when there is none. */
+int audit_open_dir (const char *dir, agentrt_error_t *err);
+
+/* The trail `name` ("ID.jsonl") in the dir opened by audit_open_dir, to
+ * read, with the same checks (dir is for messages). */
+int audit_open_read_at (int dirfd, const char *dir, const char *name,
+                        agentrt_error_t *err);
+
 /* The path of a container's trail (malloc'd), for messages. */
 char *audit_path (const char *dir, const char *id);
 

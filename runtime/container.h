@@ -9,8 +9,8 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "oci/state.h"
-#include "runtime/cgroup.h"
-#include "runtime/cli.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/context.h"
 #include "runtime/state_store.h"
 
 struct create_request
@@ -35,7 +35,7 @@ struct create_outcome
   int pty_master;              /* with keep_pty_master, else -1 */
 };
 
-int container_create (const struct global_options *g,
+int container_create (const struct runtime_context *rt,
                       const struct create_request *req,
                       struct create_outcome *out, agentrt_error_t *err);
 
@@ -46,7 +46,7 @@ struct container
   struct container_state *state;
 };
 
-int container_load (const struct global_options *g, const char *id,
+int container_load (const struct runtime_context *rt, const char *id,
                     struct container *c, agentrt_error_t *err);
 void container_release (struct container *c);
 /* The config stored at create time (NULL with *err on failure). */
@@ -56,6 +56,13 @@ enum container_status container_status (struct container *c);
 
 /* The container's cgroup (NULL without one, or with *err on failure). */
 struct cgroup *container_cgroup (struct container *c, agentrt_error_t *err);
+
+/* Host pids of the container's processes (sorted, *pids malloc'd): its
+ * cgroup's, or without one (a runtime that is not root, no delegated
+ * subtree) those of its pid namespace (runtime/pidns.h); none when it is
+ * stopped. */
+int container_pids (struct container *c, pid_t **pids, size_t *n,
+                    agentrt_error_t *err);
 
 /* Unblocks the init (exec fifo) and runs the poststart hooks. */
 int container_start (struct container *c, agentrt_error_t *err);

@@ -18,18 +18,19 @@
 #include "common/xalloc.h"
 #include "oci/hardening_record.h"
 #include "runtime/audit.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/cloned_binary.h"
 #include "runtime/exec_stub.h"
 #include "runtime/container.h"
 #include "runtime/container_exec.h"
 #include "runtime/log.h"
 #include "runtime/process_stage.h"
-#include "runtime/seccomp_cache.h"
-#include "runtime/seccomp_notify.h"
+#include "runtime/seccomp/seccomp_cache.h"
+#include "runtime/seccomp/seccomp_notify.h"
 #include "runtime/spawn.h"
 #include "runtime/supervise.h"
 #include "runtime/sync.h"
+#include "runtime/userns.h"
 
 /* What the exec'd process reads between clone and exec. */
 struct exec_child
@@ -46,6 +47,14 @@ static int
 exec_pre_join (void *arg, struct child_error *cerr)
 {
   struct exec_child *child = arg;
+  const struct process_spec *p = child->stage.process;
+
+  /* Only the LSM labels are written through it, and only a runtime that
+   * is root may make one here (a user other than root may not mount a
+   * procfs of the host's pid namespace). */
+  if (!(p->apparmor_profile && p->apparmor_profile[0])
+      && !(p->selinux_label && p->selinux_label[0]))
+    return 0;
   /* While still in the host's user namespace (a procfs instance cannot be
    * made from a container's user namespace once /proc is partly masked). */
   child->procfd = process_stage_private_proc (cerr);
@@ -185,8 +194,28 @@ harden_exec (struct exec_ctx *ctx, agentrt_error_t *err)
   return r;
 }
 
+/* A container whose user namespace denies setgroups(2) (a runtime that
+ * is not root wrote its gid map itself): the process keeps its groups,
+ * and asking for others is an error naming the field. */
 static int
-prepare (const struct global_options *g, struct exec_ctx *ctx,
+set_may_setgroups (struct exec_ctx *ctx, agentrt_error_t *err)
+{
+  bool denied = false;
+
+  if (oci_config_namespace (ctx->config, OCI_NS_USER) == NULL)
+    return 0;
+  if (userns_setgroups_denied (ctx->c->state->pid, &denied, err) < 0)
+    return -1;
+  ctx->spec.may_setgroups = !denied;
+  if (denied && ctx->spec.n_groups > 0)
+    return agentrt_error (err, EPERM, "process.user.additionalGids: the "
+                          "container's user namespace denies setgroups(2) "
+                          "(its gids were mapped without newgidmap)");
+  return 0;
+}
+
+static int
+prepare (const struct runtime_context *rt, struct exec_ctx *ctx,
          agentrt_error_t *err)
 {
   const struct exec_options *o = ctx->opts;
@@ -218,10 +247,12 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
                           &ctx->spec.mempolicy, err) < 0)
     return -1;
   ctx->spec.preserve_fds = o->preserve_fds;
+  if (set_may_setgroups (ctx, err) < 0)
+    return -1;
   if (ctx->config->linux_cfg && ctx->config->linux_cfg->seccomp)
     {
       /* the program create compiled, from the cache */
-      cleanup_free char *cache = seccomp_cache_dir (g->root);
+      cleanup_free char *cache = seccomp_cache_dir (rt->root);
       ctx->seccomp = seccomp_compile_cached (ctx->config->linux_cfg->seccomp,
                                              "linux.seccomp", cache, NULL,
                                              NULL, err);
@@ -247,7 +278,7 @@ prepare (const struct global_options *g, struct exec_ctx *ctx,
   /* a process CAP_SYS_PTRACE could reach before its exec: see
    * cloned_binary.h */
   if (cloned_binary_needed (ctx->process->capabilities)
-      && cloned_binary_ensure (cli_saved_argv (), err) < 0)
+      && cloned_binary_ensure (rt->argv, err) < 0)
     return -1;
   return ns_plan_join_process (ctx->c->state->pid, &ctx->ns, err);
 }
@@ -347,7 +378,7 @@ exec_ctx_release (struct exec_ctx *ctx)
 }
 
 int
-container_exec (const struct global_options *g, const struct exec_options *o,
+container_exec (const struct runtime_context *rt, const struct exec_options *o,
                 agentrt_error_t *err)
 {
   struct container c;
@@ -356,7 +387,7 @@ container_exec (const struct global_options *g, const struct exec_options *o,
   sigset_t all;
   int r;
 
-  if (container_load (g, o->id, &c, err) < 0)
+  if (container_load (rt, o->id, &c, err) < 0)
     return -1;
   if (c.state == NULL)
     {
@@ -373,7 +404,7 @@ container_exec (const struct global_options *g, const struct exec_options *o,
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
     r = agentrt_error (err, errno, "prctl PR_SET_DUMPABLE");
   else
-    r = prepare (g, &ctx, err) < 0 ? -1 : spawn_and_setup (&ctx, err);
+    r = prepare (rt, &ctx, err) < 0 ? -1 : spawn_and_setup (&ctx, err);
   if (r < 0 && ctx.pid > 0)
     {
       kill (ctx.pid, SIGKILL);

@@ -9,7 +9,8 @@
 
 #include "common/error.h"
 #include "oci/config.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/idmap.h"
 #include "runtime/init.h"
 #include "runtime/namespaces.h"
 
@@ -35,8 +36,7 @@ struct create_plan_options
   const struct str_list *protected_paths;
   const struct str_list *protected_dirs;
   unsigned long long ephemeral_size;
-  enum agent_netns agent_netns;
-  bool egress_listeners;
+  const struct net_plan *net;
   bool hardened;         /* no fallback around the exec stub */
 };
 
@@ -56,6 +56,7 @@ struct create_plan
   const struct seccomp_program *seccomp_list[2];
   struct hook_set prestart;
   struct hook_set create_runtime;
+  struct idmap_plan idmap; /* a new user namespace's maps: who writes them */
 };
 
 int create_plan_build (const struct oci_config *config,

@@ -72,33 +72,33 @@ await_runtime_hooks (const struct init_plan *plan, struct child_error *cerr)
   return sync_expect (plan->stage.sync_sock, SYNC_HOOKS_DONE, &msg, NULL, NULL, cerr);
 }
 
-/* Once the engine's hooks configured the bundle's network namespace: the
- * agent gets one with only lo up (prepared by the monitor meanwhile, or
- * here), and the runtime gets the egress proxy's listeners bound in it
- * (unless the monitor has them) and the outside namespace: one fd (the
- * outside), two (the listeners; the outside is the runtime's own) or three
- * (both). */
+/* Once the hooks ran: the agent's network namespace, when the init is its
+ * maker (net_plan), gets lo up (INNER: it is made first) and the sidecar's
+ * listeners bound in it; with the monitor as the maker, an INNER namespace
+ * it made is joined.  The runtime then gets what the plan says it needs:
+ * the listeners the init bound, and the bundle's namespace when that is
+ * the sidecar's outside. */
 static int
 setup_agent_netns (const struct init_plan *plan, int procfd,
                    struct child_error *cerr)
 {
+  const struct net_plan *net = &plan->net;
   struct sync_msg msg;
-  bool inner = plan->agent_netns == AGENT_NETNS_INNER;
+  bool inner = net->agent == NET_AGENT_INNER;
+  bool by_init = net->maker == NET_MAKER_INIT;
   int fds[3] = { -1, -1, -1 }, n = 0, outside = -1, r = -1, i;
 
-  if (plan->agent_netns == AGENT_NETNS_AS_IS
-      || plan->agent_netns == AGENT_NETNS_OWN
-      || (plan->agent_netns == AGENT_NETNS_LO_UP && plan->netns_by_monitor))
+  if (net->agent == NET_AGENT_AS_BUNDLE || net->agent == NET_AGENT_SHARED
+      || (!inner && !by_init))
     return 0;
-  /* the namespace the hooks configured: the sidecar connects from there */
-  if (inner && plan->egress_listeners)
+  if (net->outside == NET_OUTSIDE_BUNDLE)
     {
       outside = openat (procfd, "thread-self/ns/net", O_RDONLY | O_CLOEXEC);
       if (outside < 0)
         return child_error (cerr, errno, "open the bundle's network "
                             "namespace");
     }
-  if (inner && plan->netns_by_monitor)
+  if (!by_init)
     {
       if (setns (plan->agent_netns_fd, CLONE_NEWNET) < 0)
         {
@@ -115,7 +115,7 @@ setup_agent_netns (const struct init_plan *plan, int procfd,
         }
       if (netns_loopback_up (cerr) < 0)
         goto out;
-      if (plan->egress_listeners)
+      if (net->listeners)
         {
           fds[n++] = netns_listen_loopback (EGRESS_HTTP_PORT, cerr);
           if (fds[0] < 0)
@@ -126,7 +126,7 @@ setup_agent_netns (const struct init_plan *plan, int procfd,
         }
     }
   r = 0;
-  if (!plan->egress_listeners)
+  if (n == 0 && outside < 0)
     goto out;
   if (outside >= 0)
     {
@@ -282,7 +282,10 @@ init_container (void *arg, struct child_error *cerr)
   plan->rootfs.before_cgroup_arg = plan;
   if (set_names (plan, cerr) < 0)
     return -1;
-  if (plan->agent_netns == AGENT_NETNS_OWN && netns_loopback_up (cerr) < 0)
+  /* hardening off: lo up in a namespace of the container's own, before
+   * any hook (as runc does) */
+  if (plan->net.agent == NET_AGENT_AS_BUNDLE && plan->net.lo_up
+      && netns_loopback_up (cerr) < 0)
     return -1;
   if (setup_filesystem (plan, &procfd, cerr) < 0)
     return -1;

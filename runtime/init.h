@@ -12,6 +12,7 @@
 #include "runtime/hooks.h"
 #include "runtime/process_setup.h"
 #include "runtime/rootfs.h"
+#include "runtime/policy/net_plan.h"
 #include "runtime/process_stage.h"
 
 struct sysctl_entry
@@ -21,30 +22,15 @@ struct sysctl_entry
   const char *key;   /* as in config.json, for messages */
 };
 
-/* What the init does to the network namespace the agent ends up in. */
-enum agent_netns
-{
-  AGENT_NETNS_AS_IS,  /* a joined namespace (hardening off, or an agent's
-                         own shared one): as it is */
-  AGENT_NETNS_OWN,    /* hardening off, the container's own new namespace:
-                         lo up first, before any hook (as runc does) */
-  AGENT_NETNS_LO_UP,  /* hardened, the container's own new namespace: bring
-                         lo up (and bind the listeners) after the hooks */
-  AGENT_NETNS_INNER,  /* after the hooks, a fresh namespace with only lo:
-                         the bundle's one stays the egress proxy's outside */
-};
-
 struct init_plan
 {
   int exec_fifo_fd;           /* O_PATH fd to the state dir's exec.fifo */
   bool cgroup_ns;             /* unshare(CLONE_NEWCGROUP) once placed */
   bool in_cgroup;             /* the runtime said SYNC_CGROUP_DONE */
-  enum agent_netns agent_netns;
-  bool egress_listeners;      /* bind the proxy's ports and hand them over */
-  bool netns_by_monitor;      /* the monitor brings lo up and binds the
-                                 listeners (INNER: in a namespace it made,
-                                 which comes as agent_netns_fd) */
-  int agent_netns_fd;         /* with SYNC_CGROUP_DONE, or -1 */
+  struct net_plan net;         /* where the agent runs, who prepares it */
+  int agent_netns_fd;         /* with SYNC_CGROUP_DONE: the agent's
+                                 namespace the monitor made (NET_AGENT_INNER,
+                                 NET_MAKER_MONITOR), or -1 */
   const char *hostname;
   const char *domainname;
   struct rootfs_spec rootfs;

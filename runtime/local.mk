@@ -5,18 +5,25 @@ noinst_LIBRARIES += libruntime.a
 libruntime_a_SOURCES = \
 	runtime/audit.c runtime/audit.h \
 	runtime/audit_open.c runtime/audit_open.h \
+	runtime/audit_scan.c runtime/audit_scan.h \
+	runtime/audit_summary.c runtime/audit_summary.h \
+	runtime/audit_summary_format.c runtime/audit_summary_format.h \
 	runtime/caps.c runtime/caps.h \
 	runtime/child_error.c runtime/child_error.h \
-	runtime/cli.c runtime/cli.h \
-	runtime/cli_help.c runtime/cli_help.h \
+	runtime/cli/cli.c runtime/cli/cli.h \
+	runtime/cli/cli_help.c runtime/cli/cli_help.h \
+	runtime/cli/cli_hint.c runtime/cli/cli_hint.h \
 	runtime/cloned_binary.c runtime/cloned_binary.h \
-	runtime/cmd_create.c runtime/cmd_create_options.c \
-	runtime/cmd_create_options.h runtime/cmd_list.c runtime/cmd_run.c \
-	runtime/cmd_simple.c runtime/commands.h \
-	runtime/cmd_audit.c runtime/cmd_events.c runtime/cmd_exec.c \
-	runtime/cmd_features.c runtime/cmd_pause.c runtime/cmd_policy.c \
-	runtime/cmd_ps.c runtime/cmd_spec.c runtime/cmd_update.c \
-	runtime/container.h runtime/container_create.c runtime/container_ops.c \
+	runtime/cli/cmd_create.c runtime/cli/cmd_create_options.c \
+	runtime/cli/cmd_create_options.h runtime/cli/cmd_list.c runtime/cli/cmd_run.c \
+	runtime/cli/cmd_simple.c runtime/cli/commands.h \
+	runtime/cli/cmd_audit.c runtime/cli/cmd_events.c runtime/cli/cmd_exec.c \
+	runtime/cli/cmd_features.c runtime/cli/cmd_pause.c runtime/cli/cmd_policy.c \
+	runtime/cli/cmd_ps.c runtime/cli/cmd_spec.c runtime/cli/cmd_update.c \
+	runtime/container.h runtime/container_create.c runtime/container_io.c \
+	runtime/container_ops.c \
+	runtime/create_ctx.c runtime/create_ctx.h runtime/create_init.c \
+	runtime/create_monitor.c runtime/create_state.c \
 	runtime/container_exec.c runtime/container_exec.h \
 	runtime/exec_process.c runtime/exec_process.h \
 	runtime/exec_stub.h runtime/exec_stub_memfd.c \
@@ -28,6 +35,7 @@ libruntime_a_SOURCES = \
 	runtime/hooks.c runtime/hooks.h \
 	runtime/init.c runtime/init.h \
 	runtime/id_list.c runtime/id_list.h \
+	runtime/idmap.c runtime/idmap.h \
 	runtime/log.c runtime/log.h \
 	runtime/lsm_selinux.c runtime/lsm_selinux.h \
 	runtime/mempolicy.c runtime/mempolicy.h \
@@ -35,15 +43,16 @@ libruntime_a_SOURCES = \
 	runtime/monitor_duties.c runtime/monitor_duties.h \
 	runtime/monitor_sidecar.c runtime/monitor_sidecar.h \
 	runtime/mount_idmap.c runtime/mount_idmap.h \
-	runtime/net_plan.c runtime/net_plan.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \
 	runtime/netns.c runtime/netns.h \
 	runtime/path_resolve.c runtime/path_resolve.h \
+	runtime/pidns.c runtime/pidns.h \
 	runtime/proc_util.c runtime/proc_util.h \
 	runtime/process_setup.c runtime/process_setup.h \
 	runtime/process_stage.c runtime/process_stage.h \
 	runtime/rootfs.c runtime/rootfs.h \
+	runtime/rootless.c runtime/rootless.h \
 	runtime/shared_netns.c runtime/shared_netns.h \
 	runtime/spawn.c runtime/spawn.h \
 	runtime/userns.c runtime/userns.h \
@@ -86,15 +95,13 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 	libpolicyfile.a libegress.a liboci.a libcommon.a \
 	$(YAJL_LIBS) $(SECCOMP_LIBS) $(CAP_LIBS)
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
-	tests/unit/test-runtime-netplan \
 	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
-	tests/unit/test-runtime-audit
+	tests/unit/test-runtime-audit tests/unit/test-runtime-hint \
+	tests/unit/test-runtime-audit-summary tests/unit/test-runtime-idmap
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
 tests_unit_test_runtime_paths_LDADD = $(RUNTIME_TEST_LIBS)
-tests_unit_test_runtime_netplan_SOURCES = tests/unit/test-runtime-netplan.c
-tests_unit_test_runtime_netplan_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_plan_SOURCES = tests/unit/test-runtime-plan.c
 tests_unit_test_runtime_plan_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_sync_SOURCES = tests/unit/test-runtime-sync.c
@@ -103,3 +110,10 @@ tests_unit_test_runtime_mempolicy_SOURCES = tests/unit/test-runtime-mempolicy.c
 tests_unit_test_runtime_mempolicy_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_audit_SOURCES = tests/unit/test-runtime-audit.c
 tests_unit_test_runtime_audit_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_hint_SOURCES = tests/unit/test-runtime-hint.c
+tests_unit_test_runtime_hint_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_audit_summary_SOURCES = \
+	tests/unit/test-runtime-audit-summary.c
+tests_unit_test_runtime_audit_summary_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_idmap_SOURCES = tests/unit/test-runtime-idmap.c
+tests_unit_test_runtime_idmap_LDADD = $(RUNTIME_TEST_LIBS)

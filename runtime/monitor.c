@@ -106,7 +106,7 @@ monitor_loop (struct monitor *m, int sigfd)
     }
 }
 
-/* The agent's network namespace (MONITOR_NETNS_MAKE / _INIT). */
+/* The agent's network namespace (net_plan_monitor_makes / _prepares_init). */
 static void
 prepare_netns (struct monitor *m, int target)
 {
@@ -134,7 +134,8 @@ await_runtime (struct monitor *m, enum sync_type type, struct sync_msg *msg,
 }
 
 /* The init and its cgroup exist: the cgroup's limit events are watched
- * from now on, and the init's namespace is prepared (MONITOR_NETNS_INIT). */
+ * from now on, and the init's namespace is prepared
+ * (net_plan_monitor_prepares_init). */
 static void
 await_cgroup (struct monitor *m)
 {
@@ -146,7 +147,7 @@ await_cgroup (struct monitor *m)
     report_and_exit (m->sock, EPROTO, "monitor: no pidfd of the init received");
   m->init_pid = msg.value;
   m->pidfd = fds[0];
-  if (m->req->netns == MONITOR_NETNS_INIT)
+  if (net_plan_monitor_prepares_init (&m->req->net))
     prepare_netns (m, m->pidfd);
   if (monitor_watch_cgroup (m, msg.flags == 1) < 0)
     report_and_exit (m->sock, EIO, "monitor: watch the cgroup for limit events");
@@ -227,7 +228,7 @@ monitor_main (const struct monitor_request *req, int sock)
     report_and_exit (sock, errno, "monitor: signalfd");
   if (monitor_arm_lifetime (&m) < 0)
     report_and_exit (sock, errno, "monitor: arm the lifetime timer");
-  if (req->netns == MONITOR_NETNS_MAKE)
+  if (net_plan_monitor_makes (&req->net))
     prepare_netns (&m, -1);
 
   await_cgroup (&m);

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "runtime/policy/net_plan.h"
 
 /* The sidecar's settings (the hardening's egress directives). */
 struct monitor_egress
@@ -27,19 +28,6 @@ struct monitor_egress
   uid_t uid;
   gid_t gid;
   unsigned busy_poll_us;
-};
-
-/* What the monitor does for the agent's network namespace, so that the
- * init does not: bring `lo` up and, with egress, bind the proxy's
- * listeners in it.  Only for containers without a user namespace (the
- * init's namespace is then made with it, and a new one belongs to the
- * runtime's user namespace). */
-enum monitor_netns
-{
-  MONITOR_NETNS_NONE,  /* the init sees to it */
-  MONITOR_NETNS_MAKE,  /* a new one, for the init to join after the hooks
-                          (monitor_agent_netns hands it over) */
-  MONITOR_NETNS_INIT,  /* the init's own new one, once the cgroup is ready */
 };
 
 /* What the monitor is forked with, just before the init is cloned. */
@@ -53,7 +41,11 @@ struct monitor_request
                                 events, no lifetime kill */
   const char *systemd_unit;
   const struct monitor_egress *egress; /* NULL: no sidecar */
-  enum monitor_netns netns;
+  struct net_plan net;       /* with NET_MAKER_MONITOR: it brings lo up
+                                in the agent's namespace and binds the
+                                sidecar's listeners there (INNER: in one it
+                                makes, which monitor_agent_netns hands
+                                over; OWN: in the init's) */
 };
 
 /* What the runtime hands over once the init is ready. */
@@ -88,13 +80,13 @@ struct monitor_pids
 int monitor_fork (const struct monitor_request *req, struct monitor_handle *h,
                   agentrt_error_t *err);
 
-/* The agent's network namespace the monitor made (req->agent_netns). */
+/* The agent's network namespace the monitor made (net_plan_monitor_makes). */
 int monitor_agent_netns (struct monitor_handle *h, agentrt_error_t *err);
 
 /* The init exists and its cgroup too (`owned`: create made it): the
- * monitor opens the cgroup's limit-event watch (and, MONITOR_NETNS_INIT,
- * prepares the init's network namespace) while the init finishes its
- * setup. */
+ * monitor opens the cgroup's limit-event watch (and, when
+ * net_plan_monitor_prepares_init, prepares the init's network namespace)
+ * while the init finishes its setup. */
 int monitor_cgroup_ready (struct monitor_handle *h, pid_t init_pid,
                           uint64_t init_start, bool owned,
                           agentrt_error_t *err);

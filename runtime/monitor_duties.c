@@ -16,7 +16,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "runtime/audit.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/fault.h"
 #include "runtime/monitor_duties.h"
 #include "runtime/netns.h"
@@ -361,7 +361,7 @@ monitor_local_watch (struct monitor *m, pid_t init_pid, uint64_t init_start,
   m->pidfd = proc_pidfd_open_checked (init_pid, init_start);
   if (m->pidfd < 0)
     return agentrt_error (err, -m->pidfd, "monitor: the container init");
-  if (m->req->netns == MONITOR_NETNS_INIT
+  if (net_plan_monitor_prepares_init (&m->req->net)
       && monitor_prepare_netns (m, m->pidfd, NULL, &cerr) < 0)
     return agentrt_error_verbatim (err, cerr.status, cerr.msg);
   if (monitor_watch_cgroup (m, owned) < 0)

@@ -19,7 +19,7 @@
 #include "runtime/path_resolve.h"
 #include "runtime/process_stage.h"
 #include "runtime/rootfs.h"
-#include "runtime/seccomp_load.h"
+#include "runtime/seccomp/seccomp_load.h"
 #include "runtime/sync.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC

@@ -10,7 +10,7 @@
 
 #include "runtime/child_error.h"
 #include "runtime/process_setup.h"
-#include "runtime/seccomp.h"
+#include "runtime/seccomp/seccomp.h"
 
 struct process_stage
 {

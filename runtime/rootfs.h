@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/child_error.h"
 #include "runtime/mount_plan.h"
 

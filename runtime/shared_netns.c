@@ -33,19 +33,19 @@ shared_netns_id (pid_t pid)
 
 /* The running hardened container whose agent namespace is `id`. */
 static struct container_state *
-find_owner (const struct global_options *g, const char *id)
+find_owner (const struct runtime_context *rt, const char *id)
 {
   char **ids = NULL;
   size_t n = 0, i;
   struct container_state *owner = NULL;
   cleanup_error agentrt_error_t ignored = NULL;
 
-  if (state_list_ids (g->root, &ids, &n, &ignored) < 0)
+  if (state_list_ids (rt->root, &ids, &n, &ignored) < 0)
     return NULL;
   for (i = 0; i < n; i++)
     {
       struct container c;
-      if (owner == NULL && container_load (g, ids[i], &c, &ignored) == 0)
+      if (owner == NULL && container_load (rt, ids[i], &c, &ignored) == 0)
         {
           if (c.state && c.state->agent_netns
               && strcmp (c.state->agent_netns, id) == 0
@@ -61,7 +61,7 @@ find_owner (const struct global_options *g, const char *id)
 }
 
 int
-shared_netns_apply (const struct global_options *g,
+shared_netns_apply (const struct runtime_context *rt,
                     const struct oci_config *config,
                     struct harden_result *result, agentrt_error_t *err)
 {
@@ -71,10 +71,10 @@ shared_netns_apply (const struct global_options *g,
   cleanup_container_state struct container_state *owner = NULL;
 
   if (ns == NULL || ns->path == NULL || ns->path[0] == '\0'
-      || d->netns != HARDEN_NETNS_BUNDLE)
+      || d->net_facts.bundle_ns != NET_BUNDLE_PATH)
     return 0;
   id = stat_id (ns->path);
-  owner = id ? find_owner (g, id) : NULL;
+  owner = id ? find_owner (rt, id) : NULL;
   if (owner == NULL)
     return 0;
   if (d->egress == HARDEN_EGRESS_PROXY
@@ -92,7 +92,8 @@ shared_netns_apply (const struct global_options *g,
                           d->egress_allow ? d->egress_allow : "",
                           owner->egress_allow ? owner->egress_allow : "",
                           owner->id);
-  d->netns = HARDEN_NETNS_SHARED;
+  d->net_facts.shared_agent_ns = true;
+  d->net = net_plan_decide (&d->net_facts);
   change_addf (&result->changes, CHANGE_EGRESS, "the namespace is that of "
                "another agentrt container (a pod's)",
                "network namespace and egress proxy of container `%s` shared",

@@ -7,18 +7,19 @@
 
 #include "common/error.h"
 #include "oci/config.h"
-#include "runtime/cli.h"
+#include "runtime/context.h"
 #include "runtime/policy/harden.h"
 
 /* "dev:inode" of the network namespace of pid (malloc'd; NULL if gone). */
 char *shared_netns_id (pid_t pid);
 
 /* When config joins by path the agent namespace of a running hardened
- * container under --root, sets d->netns to HARDEN_NETNS_SHARED and records
- * the change.  The container's allowlist must be the owner's: its egress
+ * container under --root, marks the network facts shared
+ * (net_facts.shared_agent_ns), decides the plan again and records the
+ * change.  The container's allowlist must be the owner's: its egress
  * goes through the owner's proxy.  Returns 0 (also when nothing is shared)
  * or < 0 with *err. */
-int shared_netns_apply (const struct global_options *g,
+int shared_netns_apply (const struct runtime_context *rt,
                         const struct oci_config *config,
                         struct harden_result *result, agentrt_error_t *err);
 

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "common/cleanup.h"
+#include "common/closest.h"
 #include "common/xalloc.h"
 #include "annotations.h"
 #include "egress_policy.h"
@@ -51,47 +52,17 @@ excerpt (const char *value, char buf[EXCERPT_SIZE])
   return buf;
 }
 
-static size_t
-edit_distance (const char *a, const char *b)
-{
-  size_t la = strlen (a), lb = strlen (b), row[65];
-
-  if (la > 64 || lb > 64)
-    return SIZE_MAX;
-  for (size_t j = 0; j <= lb; j++)
-    row[j] = j;
-  for (size_t i = 1; i <= la; i++)
-    {
-      size_t diag = row[0];
-      row[0] = i;
-      for (size_t j = 1; j <= lb; j++)
-        {
-          size_t up = row[j];
-          size_t sub = diag + ((a[i - 1] | 0x20) != (b[j - 1] | 0x20));
-          size_t best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
-          row[j] = sub < best ? sub : best;
-          diag = up;
-        }
-    }
-  return row[lb];
-}
-
 static int
 unknown_key (const char *key, agentrt_error_t *err)
 {
-  const char *best = NULL;
-  size_t best_d = 4;
+  const char *keys[N_ELEMENTS (infos) + 1];
+  const char *best;
   char buf[EXCERPT_SIZE];
 
   for (size_t i = 0; i < N_ELEMENTS (infos); i++)
-    {
-      size_t d = edit_distance (key, infos[i].key);
-      if (d < best_d)
-        {
-          best_d = d;
-          best = infos[i].key;
-        }
-    }
+    keys[i] = infos[i].key;
+  keys[N_ELEMENTS (infos)] = NULL;
+  best = closest_word (key, keys, 3);
   if (best)
     return agentrt_error (err, 0, "unknown annotation `%s` (did you "
                           "mean %s?)", excerpt (key, buf), best);

@@ -17,6 +17,7 @@
 #include "kernel_surface.h"
 #include "privileges.h"
 #include "tmpfs.h"
+#include "unprivileged.h"
 
 static const char *const proxy_vars[][2] = {
   { "HTTP_PROXY", HARDEN_PROXY_HTTP_URL },
@@ -223,12 +224,12 @@ refuse_host_namespaces (const struct oci_config *c,
   return 0;
 }
 
-/* Adds the namespaces the bundle left to the host's.  Returns which
- * network namespace is the egress "outside". */
-static enum harden_netns
+/* Adds the namespaces the bundle left to the host's.  Returns what the
+ * bundle asked of the network namespace (host: one was added). */
+static enum net_bundle_ns
 harden_namespaces (struct oci_config *c, struct change_list *changes)
 {
-  enum harden_netns netns = HARDEN_NETNS_BUNDLE;
+  enum net_bundle_ns bundle_ns = net_bundle_ns_of (c);
   struct oci_linux *l;
 
   if (c->linux_cfg == NULL)
@@ -238,8 +239,6 @@ harden_namespaces (struct oci_config *c, struct change_list *changes)
     {
       if (oci_config_namespace (c, required_ns[i].type))
         continue;
-      if (required_ns[i].type == OCI_NS_NETWORK)
-        netns = HARDEN_NETNS_ADDED;
       l->namespaces = xreallocarray (l->namespaces, l->n_namespaces + 1,
                                      sizeof (*l->namespaces));
       l->namespaces[l->n_namespaces++]
@@ -247,18 +246,33 @@ harden_namespaces (struct oci_config *c, struct change_list *changes)
       change_addf (changes, CHANGE_NAMESPACE, required_ns[i].why,
                    "%s (new)", oci_namespace_type_name (required_ns[i].type));
     }
-  return netns;
+  return bundle_ns;
 }
 
-/* HARDEN_NETNS_FRESH: see harden.h. */
-static bool
-fresh_netns_is_agents (const struct oci_config *c, enum harden_egress egress)
+/* The facts of the network plan the bundle and the policy give, and the
+ * plan they make (the runtime adds its own facts and decides again). */
+static void
+harden_network (const struct oci_config *c, enum net_bundle_ns bundle_ns,
+                const struct agent_policy *policy, struct harden_directives *d,
+                struct change_list *changes)
 {
-  const struct oci_namespace *ns = oci_config_namespace (c, OCI_NS_NETWORK);
-  return egress == HARDEN_EGRESS_NONE && ns
-         && (ns->path == NULL || ns->path[0] == '\0')
-         && c->hooks.prestart.len == 0 && c->hooks.create_runtime.len == 0
-         && c->hooks.create_container.len == 0;
+  d->net_facts = (struct net_inputs){
+    .hardened = true,
+    .bundle_ns = bundle_ns,
+    .hooks = c->hooks.prestart.len > 0 || c->hooks.create_runtime.len > 0
+             || c->hooks.create_container.len > 0,
+    .egress = d->egress == HARDEN_EGRESS_PROXY,
+    .userns = oci_config_namespace (c, OCI_NS_USER) != NULL,
+    .uplink = policy->egress_uplink,
+  };
+  d->net = net_plan_decide (&d->net_facts);
+  if (bundle_ns == NET_BUNDLE_NEW && d->net.outside == NET_OUTSIDE_RUNTIME)
+    change_add (changes, CHANGE_EGRESS, "the sidecar connects out from the "
+                "runtime's network namespace",
+                policy->egress_uplink == NET_UPLINK_RUNTIME
+                    ? "egress.uplink is runtime"
+                    : "nothing configures the bundle's new network namespace "
+                      "(egress.uplink auto)");
 }
 
 static void
@@ -339,10 +353,18 @@ harden (struct oci_config *config, const struct agent_policy *policy,
   harden_limits (config, policy, &r.changes);
   kernel_surface_harden (config, policy, &r.changes);
   fs_mounts_harden (config, &r.changes);
-  r.directives.netns = harden_namespaces (config, &r.changes);
-  if (r.directives.netns == HARDEN_NETNS_BUNDLE
-      && fresh_netns_is_agents (config, r.directives.egress))
-    r.directives.netns = HARDEN_NETNS_FRESH;
+  if (host->runtime
+      && unprivileged_limits (config, policy, host->runtime, &r.changes, err) < 0)
+    {
+      harden_request_release (&req);
+      harden_result_release (&r);
+      return -1;
+    }
+  if (host->runtime)
+    unprivileged_sidecar (host->runtime, &r.directives.sidecar_uid,
+                          &r.directives.sidecar_gid, &r.changes);
+  harden_network (config, harden_namespaces (config, &r.changes), policy,
+                  &r.directives, &r.changes);
   record_directives (&r.directives, &req, policy, &r.changes);
   harden_request_release (&req);
   *result = r;
@@ -393,10 +415,7 @@ harden_directives_write_json (const struct harden_directives *d,
   json_kv_string (w, "egress", harden_egress_name (d->egress));
   json_kv_string (w, "egressAllow", d->egress_allow);
   json_kv_bool (w, "egressAllowBroad", d->egress_allow_broad);
-  json_kv_string (w, "netns", d->netns == HARDEN_NETNS_ADDED    ? "added"
-                              : d->netns == HARDEN_NETNS_SHARED ? "shared"
-                              : d->netns == HARDEN_NETNS_FRESH  ? "fresh"
-                                                                : "bundle");
+  net_plan_write_json (&d->net_facts, &d->net, w);
   write_list (w, "envKeep", &d->env_keep);
   json_kv_uint (w, "sidecarUid", d->sidecar_uid);
   json_kv_uint (w, "sidecarGid", d->sidecar_gid);

@@ -41,31 +41,6 @@ enum harden_egress
   HARDEN_EGRESS_NONE,  /* no sidecar: `lo` only */
 };
 
-/* Which network namespace is the "outside" the sidecar connects from. */
-enum harden_netns
-{
-  /* The bundle had no network namespace (it asked for the host's): the
-   * hardening added a new empty one, which the agent gets as it is.  The
-   * outside is the runtime's own (host) namespace. */
-  HARDEN_NETNS_ADDED,
-  /* The bundle has its own network namespace (a path, or a new one an
-   * engine configures through its hooks): that one is the outside, and
-   * the agent's process must be moved into a fresh namespace with only
-   * `lo` after the create-time hooks ran. */
-  HARDEN_NETNS_BUNDLE,
-  /* The bundle asks for a new network namespace that no hook could
-   * configure before the agent's is chosen (no prestart, createRuntime or
-   * createContainer hook), and the container has no egress: there is no
-   * outside to keep, so that new namespace is the agent's, with only `lo`
-   * (a second one would be made and thrown away unused). */
-  HARDEN_NETNS_FRESH,
-  /* The bundle joins, by path, the agent namespace of another hardened
-   * container (the pause container of a Kubernetes pod): the container
-   * shares it as it is, and that container's proxy on 127.0.0.1 is its
-   * way out.  Decided by the runtime, which knows its containers. */
-  HARDEN_NETNS_SHARED,
-};
-
 struct harden_directives
 {
   enum harden_rootfs rootfs;
@@ -82,7 +57,13 @@ struct harden_directives
    * be parsed with allowlist_parse (spec, egress_allow_broad). */
   char *egress_allow;
   bool egress_allow_broad;
-  enum harden_netns netns;
+  /* The network: the facts its plan is decided from (the bundle's
+   * namespace as the bundle asked, before the hardening added one; its
+   * hooks; egress; the policy's uplink), completed by the runtime (a pod's
+   * shared namespace, `run`'s own monitor), and the plan itself
+   * (net_plan_decide, runtime/policy/net_plan.h). */
+  struct net_inputs net_facts;
+  struct net_plan net;
 
   /* Variable names let through scrubbing (run.agentrt.env.keep): exec'd
    * processes are scrubbed with the same list (harden_process). */

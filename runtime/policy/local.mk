@@ -17,14 +17,17 @@ libpolicy_a_SOURCES = \
 	runtime/policy/fs_mounts.c runtime/policy/fs_mounts.h \
 	runtime/policy/harden.c runtime/policy/harden.h \
 	runtime/policy/kernel_surface.c runtime/policy/kernel_surface.h \
+	runtime/policy/net_plan.c runtime/policy/net_plan.h \
 	runtime/policy/host_facts.c runtime/policy/host_facts.h \
 	runtime/policy/host_paths.c runtime/policy/host_paths.h \
 	runtime/policy/host_view.c runtime/policy/host_view.h \
 	runtime/policy/paths.c runtime/policy/paths.h \
 	runtime/policy/persistence.c \
 	runtime/policy/policy.c runtime/policy/policy.h \
+	runtime/policy/policy_layer.c runtime/policy/policy_layer.h \
 	runtime/policy/privileges.c runtime/policy/privileges.h \
-	runtime/policy/tmpfs.c runtime/policy/tmpfs.h
+	runtime/policy/tmpfs.c runtime/policy/tmpfs.h \
+	runtime/policy/unprivileged.c runtime/policy/unprivileged.h
 
 # What a program using the hardening step links, in order.
 POLICY_LIBS = libpolicyfile.a libpolicy.a libegress.a liboci.a libcommon.a \
@@ -35,7 +38,10 @@ POLICY_TESTS = \
 	tests/unit/test-policy-annotations \
 	tests/unit/test-policy-binds \
 	tests/unit/test-policy-harden \
+	tests/unit/test-policy-netplan \
 	tests/unit/test-policy-file \
+	tests/unit/test-policy-layer \
+	tests/unit/test-policy-unprivileged \
 	tests/unit/test-policy-record \
 	tests/unit/test-policy-hostview
 check_PROGRAMS += $(POLICY_TESTS)
@@ -48,6 +54,9 @@ tests_unit_test_policy_env_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_annotations_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_binds_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_harden_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_netplan_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_file_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_layer_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_unprivileged_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_record_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_hostview_LDADD = $(POLICY_LIBS)

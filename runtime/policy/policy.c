@@ -55,6 +55,7 @@ policy_init_defaults (struct agent_policy *policy)
   str_list_append (&policy->egress_ceiling, "*");
   policy->allow_broad_egress = false;
   policy->public_suffix_list = xstrdup (POLICY_DEFAULT_PUBLIC_SUFFIX_LIST);
+  policy->egress_uplink = NET_UPLINK_AUTO;
   policy->seccomp_profile = xstrdup (POLICY_DEFAULT_SECCOMP_PROFILE);
   policy->sidecar_uid = 65534;
   policy->sidecar_gid = 65534;

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "runtime/egress/poll_window.h"
+#include "runtime/policy/net_plan.h"
 
 #ifndef AGENTRT_DATADIR
 #define AGENTRT_DATADIR "/usr/local/share/agentrt"
@@ -26,6 +27,12 @@
 #define POLICY_KIB ((uint64_t) 1024)
 #define POLICY_MIB (1024 * POLICY_KIB)
 #define POLICY_GIB (1024 * POLICY_MIB)
+
+enum policy_unenforceable
+{
+  POLICY_UNENFORCEABLE_FAIL,  /* "fail" */
+  POLICY_UNENFORCEABLE_ALLOW, /* "allow" */
+};
 
 struct agent_policy
 {
@@ -85,6 +92,11 @@ struct agent_policy
   int64_t memory_limit;  /* bytes, 4 GiB; swap = memory (no swap) */
   uint64_t lifetime;     /* seconds, 24 h */
   uint64_t max_lifetime; /* longest run.agentrt.timeout accepted, 24 h */
+  /* What a runtime that is not root does with limits no cgroup of its
+   * own can enforce (no delegated subtree, or one without the
+   * controller): fail the create naming them (the default), or run
+   * without them, recorded (runtime/policy/rootless.h). */
+  enum policy_unenforceable limits_unenforceable;
 
   /* Egress: the default allowlist (entries as in run.agentrt.egress.allow,
    * default empty = deny all), the ceiling every annotation entry must fall
@@ -96,6 +108,10 @@ struct agent_policy
   struct str_list egress_ceiling;
   bool allow_broad_egress;
   char *public_suffix_list;
+  /* Where the sidecar connects out from when the bundle's new network
+   * namespace is configured by nobody (default auto: the runtime's own;
+   * runtime/policy/net_plan.h). */
+  enum net_uplink egress_uplink;
 
   /* The agent seccomp profile stacked on the bundle's filter.  NULL only
    * when the policy file disables it explicitly ("profile": null). */

@@ -235,7 +235,7 @@ pod_egress ()
     "$AUDIT_DIR/$id.jsonl" || return 1
   run cri exec "$id" 20 sh -c "$EGRESS_PROBE"
   egress_only_through_proxy
-  jq -se '.[0].directives.netns == "shared"' "$AUDIT_DIR/$id.jsonl"
+  jq -se '.[0].directives.network | .sharedAgentNamespace and .agent == "shared"' "$AUDIT_DIR/$id.jsonl"
   jq -se 'map(select(.event == "egress" and .decision == "allow")) | length == 1' \
     "$AUDIT_DIR/$pod.jsonl"
 }

@@ -31,7 +31,7 @@ load helpers
   start_ct
   pid=$(ct_pid "$CT_ID")
   rt_ok delete --force "$CT_ID"
-  ! kill -0 "$pid" 2>/dev/null || fail "the init $pid is still alive"
+  pid_gone "$pid" || fail "the init $pid is still alive"
   no_leftovers "$CT_ID"
 }
 
@@ -40,7 +40,7 @@ load helpers
   rt_ok create --bundle "$BUNDLE" "$CT_ID"
   pid=$(ct_pid "$CT_ID")
   rt_ok delete --force "$CT_ID"
-  ! kill -0 "$pid" 2>/dev/null || fail "the init $pid is still alive"
+  pid_gone "$pid" || fail "the init $pid is still alive"
   no_leftovers "$CT_ID"
 }
 

@@ -270,6 +270,43 @@ for _ in range(50):
   has_line "hello from web"
   has_line 403
   has_line "tcp=1"
-  audit_events create | jq -e '.directives.netns == "added"' >/dev/null || fail "$(audit_events create)"
+  audit_events create | jq -e '.directives.network | .bundle == "host" and .agent == "own" and .outside == "runtime"' >/dev/null || fail "$(audit_events create)"
   ! grep -qF web.test /etc/hosts || fail "the host's /etc/hosts was changed"
+}
+
+# standalone_bundle: the bundle as `agentrt spec` writes it: a new network
+# namespace (no path, no hooks), names from the runtime's own files.
+standalone_bundle ()
+{
+  update_config '(.linux.namespaces[] | select(.type == "network")) |= del(.path)
+    | .mounts |= map(select(.destination != "/etc/hosts" and .destination != "/etc/resolv.conf"))'
+}
+
+@test "egress: a standalone bundle (a new namespace nobody configures) goes out through the runtime's network (egress.uplink auto), recorded" {
+  standalone_bundle
+  set_cmd sh -c 'busybox wget -q -O - http://web.test/; busybox wget -q -O - http://other.test/ 2>&1 | grep -o 403
+    busybox nc -w 2 1.2.3.10 80 </dev/null; echo tcp=$?'
+  egress_hostnet run --bundle "$BUNDLE" "$CT_ID" >"$BATS_TEST_TMPDIR/out" 2>&1 </dev/null && status=0 || status=$?
+  output=$(<"$BATS_TEST_TMPDIR/out")
+  check_status 0
+  has_line "hello from web"
+  has_line 403
+  has_line "tcp=1"
+  audit_events create | jq -e '.directives.network | .bundle == "new" and .agent == "own" and .outside == "runtime"' >/dev/null \
+    || fail "$(audit_events create)"
+  audit_events create | jq -e '.changes[] | select(.kind == "egress" and (.why | contains("egress.uplink auto")))' >/dev/null \
+    || fail "the uplink was not recorded: $(audit_events create)"
+}
+
+@test "egress: egress.uplink bundle keeps a standalone bundle's own empty namespace as the way out: nothing is reached" {
+  hardening_policy '.egress.uplink = "bundle"' || return 1
+  add_annotation run.agentrt.egress.allow web.test
+  standalone_bundle
+  set_cmd sh -c 'busybox wget -q -O - http://web.test/ 2>&1; echo wget=$?'
+  egress_hostnet run --bundle "$BUNDLE" "$CT_ID" >"$BATS_TEST_TMPDIR/out" 2>&1 </dev/null && status=0 || status=$?
+  output=$(<"$BATS_TEST_TMPDIR/out")
+  check_status 0
+  [[ $output != *"hello from web"* && $output == *"wget=1"* ]] || fail "$output"
+  audit_events create | jq -e '.directives.network | .uplink == "bundle" and .agent == "inner" and .outside == "bundle"' >/dev/null \
+    || fail "$(audit_events create)"
 }

@@ -154,15 +154,15 @@ agent_net_view ()
   run_ct sh -c 'echo "ns $(readlink /proc/self/ns/net)"; ip -o link'
 }
 
-@test "hardening: without egress, a new network namespace no hook configures is the agent's own: only lo, up (directive fresh)" {
+@test "hardening: without egress, a new network namespace no hook configures is the agent's own: only lo, up (plan own/none)" {
   add_annotation run.agentrt.egress none
   agent_net_view
   check_status 0
   [[ $(grep -c ': <' <<<"$output") -eq 1 && $output == *"1: lo: <LOOPBACK,UP"* ]] || fail "$output"
-  audit_events create | jq -e '.directives.netns == "fresh"' >/dev/null || fail "$(audit_events create)"
+  audit_events create | jq -e '.directives.network | .bundle == "new" and .agent == "own" and .outside == "none"' >/dev/null || fail "$(audit_events create)"
 }
 
-@test "hardening: with a prestart hook (it may configure the bundle's namespace) the agent still gets one of its own (directive bundle)" {
+@test "hardening: with a prestart hook (it may configure the bundle's namespace) the agent still gets one of its own (plan inner)" {
   local hook=$BATS_TEST_TMPDIR/hook.sh seen=$BATS_TEST_TMPDIR/hook-ns
   add_annotation run.agentrt.egress none
   printf '#!/bin/sh\nreadlink "/proc/$(jq .pid)/ns/net" > %s\n' "$seen" >"$hook"
@@ -173,5 +173,5 @@ agent_net_view ()
   [[ -s $seen && $output == *"ns net:["* && $output != *"ns $(<"$seen")"* ]] \
     || fail "the hook saw $(cat "$seen" 2>/dev/null), the agent: $output"
   [[ $(grep -c ': <' <<<"$output") -eq 1 ]] || fail "$output"
-  audit_events create | jq -e '.directives.netns == "bundle"' >/dev/null || fail "$(audit_events create)"
+  audit_events create | jq -e '.directives.network | .bundle == "new" and .hooks and .agent == "inner"' >/dev/null || fail "$(audit_events create)"
 }

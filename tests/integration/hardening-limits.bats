@@ -115,6 +115,6 @@ teardown ()
   wait "$rpid" || true
   local tries=50
   while ((tries-- > 0)) && kill -0 "$init" 2>/dev/null; do sleep 0.1; done
-  ! kill -0 "$init" 2>/dev/null || fail "the container's init $init outlived agentrt run"
+  pid_gone "$init" || fail "the container's init $init outlived agentrt run"
   rt_ok delete --force "$CT_ID"
 }

@@ -108,7 +108,7 @@ seccomp_rules ()
   no_leftovers "$CT_ID"
 }
 
-# ---- the cache of compiled bundle filters (runtime/seccomp_cache.h) ---------
+# ---- the cache of compiled bundle filters (runtime/seccomp/seccomp_cache.h) ---------
 
 # cache_entries: the entry files in the test root's seccomp cache.
 cache_entries ()

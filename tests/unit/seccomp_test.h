@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "runtime/seccomp.h"
+#include "runtime/seccomp/seccomp.h"
 
 static bool eval_failed;
 

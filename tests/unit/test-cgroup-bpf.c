@@ -17,7 +17,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/bpf_devices.h"
+#include "runtime/cgroup/bpf_devices.h"
 #include "tests/unit/unit.h"
 
 #define A(allow, type, major, minor, acc)                                    \

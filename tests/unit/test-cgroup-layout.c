@@ -12,7 +12,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/cgroup_internal.h"
+#include "runtime/cgroup/cgroup_internal.h"
 #include "tests/unit/unit.h"
 
 static char tmp[] = "/tmp/agentrt-cgroup-layout-XXXXXX";

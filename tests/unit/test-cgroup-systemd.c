@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "common/xalloc.h"
-#include "runtime/cgroup_internal.h"
+#include "runtime/cgroup/cgroup_internal.h"
 #include "tests/unit/unit.h"
 
 static char tmp[] = "/tmp/agentrt-cgroup-systemd-XXXXXX";

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/closest.h"
 #include "common/xalloc.h"
 #include "oci/policy_file.h"
 #include "unit.h"
@@ -53,9 +54,14 @@ test_malformed (void)
   expect_error ("{", "policy.json");
   expect_error ("[]", "policy.json: expected an object");
   expect_error ("null", "policy.json");
-  expect_error ("{\"limit\":{}}", "policy.json: limit: unknown field");
+  expect_error ("{\"limit\":{}}",
+                "policy.json: limit: unknown field (did you mean limits?)");
   expect_error ("{\"limits\":{\"memroy\":\"1g\"}}",
-                "policy.json: limits.memroy: unknown field");
+                "policy.json: limits.memroy: unknown field (did you mean "
+                "memory?)");
+  expect_error ("{\"EGRESS\":{}}", "EGRESS: unknown field (did you mean egress?)");
+  /* nothing close: no guess */
+  expect_error ("{\"zzzzzzzz\":{}}", "policy.json: zzzzzzzz: unknown field");
   expect_error ("{\"limits\":[]}", "limits: expected an object");
   expect_error ("{\"version\":2}", "version: unsupported version");
   expect_error ("{\"version\":\"1\"}", "version: expected an unsigned");
@@ -144,6 +150,12 @@ test_malformed (void)
   expect_error ("{\"sidecar\":{\"busyPoll\":10}}", "sidecar.busyPoll: unknown");
   expect_error ("{\"audit\":{\"dir\":\"log\"}}",
                 "audit.dir: expected an absolute path");
+  expect_error ("{\"limits\":{\"unenforceable\":\"ALLOW\"}}",
+                "limits.unenforceable: must be \"fail\" or \"allow\"");
+  expect_error ("{\"limits\":{\"unenforceable\":\"\"}}",
+                "limits.unenforceable: must be");
+  expect_error ("{\"limits\":{\"unenforceable\":true}}",
+                "limits.unenforceable: expected a string");
 }
 
 static void
@@ -164,6 +176,7 @@ test_empty_is_defaults (void)
   CHECK (p.egress_ceiling.len == 1 && p.egress_allow.len == 0);
   CHECK_STR_EQ (p.public_suffix_list, POLICY_DEFAULT_PUBLIC_SUFFIX_LIST);
   CHECK (p.sidecar_busy_poll_us == 100);
+  CHECK (p.limits_unenforceable == POLICY_UNENFORCEABLE_FAIL);
   policy_release (&p);
   policy_release (&d);
 }
@@ -185,7 +198,8 @@ test_values (void)
       "\"protectPersistence\":false},"
       "\"devices\":{\"allow\":[\"/dev/fuse\",\"net/tun\",\"fuse\"]},"
       "\"capabilities\":{\"safe\":[\"cap_kill\",\"CAP_NET_RAW\"]},"
-      "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"48h\"},"
+      "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"48h\","
+      "\"unenforceable\":\"allow\"},"
       "\"egress\":{\"allow\":[\"pypi.org\",\"10.0.0.0/8\"],\"ceiling\":"
       "[\"*.corp.example\",\"pypi.org\"],\"allowBroad\":true,"
       "\"publicSuffixList\":\"/etc/agentrt/psl.dat\"},"
@@ -217,6 +231,7 @@ test_values (void)
   CHECK_STR_EQ (p.safe_capabilities.items[0], "CAP_KILL");
   CHECK (p.pids_limit == 256 && p.memory_limit == (int64_t) POLICY_GIB);
   CHECK (p.lifetime == 48 * 3600 && p.max_lifetime == 48 * 3600);
+  CHECK (p.limits_unenforceable == POLICY_UNENFORCEABLE_ALLOW);
   CHECK (p.egress_allow.len == 2 && p.egress_ceiling.len == 2);
   CHECK (p.allow_broad_egress);
   CHECK_STR_EQ (p.public_suffix_list, "/etc/agentrt/psl.dat");
@@ -316,13 +331,82 @@ test_files (void)
   free (big);
 }
 
+/* A user's file read over the admin's: fields replace or extend, a
+ * missing file changes nothing, a broken one is an error naming it. */
+static void
+test_load_over (void)
+{
+  char dir[] = "/tmp/agentrt-policy-over-XXXXXX";
+  char *file, *missing;
+  struct agent_policy p;
+  agentrt_error_t err = NULL;
+  bool found = true;
+  int fd;
+
+  CHECK (mkdtemp (dir) != NULL);
+  file = xasprintf ("%s/policy.json", dir);
+  missing = xasprintf ("%s/none.json", dir);
+  CHECK (policy_file_parse ("{\"limits\":{\"pids\":100},\"egress\":{\"allow\":"
+                            "[\"pypi.org\"]},\"audit\":{\"dir\":\"/a\"}}",
+                            76, "admin", &p, &err) == 0);
+  CHECK (policy_file_load_over (missing, &p, &found, &err) == 0 && !found);
+  CHECK (p.pids_limit == 100);
+
+  fd = open (file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  CHECK (fd >= 0
+         && write (fd, "{\"limits\":{\"memory\":\"1g\"},\"egress\":{\"allow\":"
+                       "[\"x.org\"]}}", 55) == 55);
+  close (fd);
+  CHECK (policy_file_load_over (file, &p, &found, &err) == 0 && found);
+  CHECK (p.pids_limit == 100 && p.memory_limit == (int64_t) POLICY_GIB);
+  CHECK (p.egress_allow.len == 2);
+  CHECK_STR_EQ (p.audit_dir, "/a");
+
+  fd = open (file, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  CHECK (fd >= 0 && write (fd, "{\"limits\":{\"pid\":1}}", 20) == 20);
+  close (fd);
+  CHECK (policy_file_load_over (file, &p, &found, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "policy.json: limits.pid: unknown");
+  agentrt_error_release (&err);
+  policy_release (&p);
+  unlink (file);
+  rmdir (dir);
+  free (file);
+  free (missing);
+}
+
+/* closest_word (common/closest.c), which the unknown-field errors use:
+ * hostile inputs first. */
+static void
+test_closest (void)
+{
+  static const char *const words[] = { "memory", "pids", "lifetime", NULL };
+  static const char *const none[] = { NULL };
+  char big[200];
+
+  memset (big, 'm', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  CHECK (closest_word (NULL, words, 2) == NULL);
+  CHECK (closest_word ("memory", NULL, 2) == NULL);
+  CHECK (closest_word ("memory", none, 2) == NULL);
+  CHECK (closest_word (big, words, 1000) == NULL);
+  CHECK (closest_word ("", words, 2) == NULL);
+  CHECK (closest_word ("zzzzzz", words, 2) == NULL);
+  CHECK_STR_EQ (closest_word ("memroy", words, 2), "memory");
+  CHECK_STR_EQ (closest_word ("PIDS", words, 0), "pids");
+  CHECK_STR_EQ (closest_word ("lifetim", words, 1), "lifetime");
+  CHECK (closest_word ("lifeti", words, 1) == NULL);
+}
+
 int
 main (void)
 {
+  RUN_TEST (test_closest);
   RUN_TEST (test_malformed);
   RUN_TEST (test_empty_is_defaults);
   RUN_TEST (test_values);
   RUN_TEST (test_example);
   RUN_TEST (test_files);
+  RUN_TEST (test_load_over);
   return UNIT_EXIT ();
 }

@@ -191,12 +191,8 @@ static const char cri_json[] =
 static struct oci_config *
 parse (const char *json)
 {
-  agentrt_error_t err = NULL;
-  struct oci_config *c = oci_config_parse (json, strlen (json), "test", &err);
-  if (c == NULL)
-    fprintf (stderr, "parse: %s\n", err->msg);
+  struct oci_config *c = fake_config (json);
   CHECK (c != NULL);
-  agentrt_error_release (&err);
   return c;
 }
 
@@ -361,7 +357,10 @@ test_docker (void)
   CHECK (r.directives.rootfs == HARDEN_ROOTFS_READONLY);
   CHECK (r.directives.egress == HARDEN_EGRESS_PROXY);
   CHECK_STR_EQ (r.directives.egress_allow, "");
-  CHECK (r.directives.netns == HARDEN_NETNS_BUNDLE);
+  /* a new network namespace without hooks: nobody configures it */
+  CHECK (r.directives.net_facts.bundle_ns == NET_BUNDLE_NEW);
+  CHECK (r.directives.net.agent == NET_AGENT_OWN);
+  CHECK (r.directives.net.outside == NET_OUTSIDE_RUNTIME);
   CHECK (r.directives.lifetime == 86400);
   CHECK_STR_EQ (r.directives.seccomp_profile, POLICY_DEFAULT_SECCOMP_PROFILE);
   CHECK_STR_EQ (r.directives.audit_dir, "/var/log/agentrt");
@@ -398,7 +397,8 @@ test_podman (void)
   CHECK (mount_index (c, "/run") < mount_index (c, "/run/secrets"));
   CHECK (find_mount (c, "/root") != NULL); /* HOME=/root, read-only root */
   /* Host network: a new namespace, the host is the outside. */
-  CHECK (r.directives.netns == HARDEN_NETNS_ADDED);
+  CHECK (r.directives.net_facts.bundle_ns == NET_BUNDLE_HOST);
+  CHECK (r.directives.net.outside == NET_OUTSIDE_RUNTIME);
   CHECK (oci_config_namespace (c, OCI_NS_NETWORK) != NULL);
   CHECK (oci_config_namespace (c, OCI_NS_NETWORK)->path == NULL);
   CHECK_CONTAINS (text, "namespace: network (new)");
@@ -440,7 +440,8 @@ test_cri (void)
          == NULL);
   CHECK (find_mount (c, "/work") != NULL);
   CHECK_STR_EQ (find_mount (c, "/dev/shm")->type, "tmpfs");
-  CHECK (r.directives.netns == HARDEN_NETNS_BUNDLE);
+  CHECK (r.directives.net_facts.bundle_ns == NET_BUNDLE_PATH);
+  CHECK (r.directives.net.agent == NET_AGENT_INNER);
   CHECK_STR_EQ (oci_config_namespace (c, OCI_NS_NETWORK)->path,
                 "/var/run/netns/cni-1234");
   CHECK (r.directives.lifetime == 7200);
@@ -494,17 +495,19 @@ test_rootfs_modes (void)
   policy.allow_writable_rootfs = false;
 }
 
-/* Which network namespace the agent gets: a second one only when the
- * bundle's may be configured from outside (a path, a hook) or is the
- * sidecar's way out. */
-static enum harden_netns
-netns_for (const char *namespaces, const char *hooks, const char *egress)
+/* The network facts the hardening gives the plan, and the plan: the
+ * agent gets a second namespace only when the bundle's may be configured
+ * from outside (a path, a hook); a new namespace nobody configures is the
+ * agent's, the sidecar connecting from the runtime's (egress.uplink auto;
+ * every combination is in test-policy-netplan).  "AGENT/OUTSIDE". */
+static const char *
+net_for (const char *namespaces, const char *hooks, const char *egress)
 {
+  static char plan[64];
   char json[1024];
   struct oci_config *c;
   struct harden_result r;
   agentrt_error_t err = NULL;
-  enum harden_netns netns;
 
   snprintf (json, sizeof json,
             "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
@@ -516,10 +519,14 @@ netns_for (const char *namespaces, const char *hooks, const char *egress)
   c = parse (json);
   kv_list_set (&c->annotations, "run.agentrt.egress", egress);
   CHECK (run (c, &r, NULL, &err) == 0);
-  netns = r.directives.netns;
+  CHECK (r.directives.net_facts.hardened && !r.directives.net_facts.local_monitor
+         && !r.directives.net_facts.shared_agent_ns);
+  CHECK (r.directives.net_facts.egress == (strcmp (egress, "proxy") == 0));
+  snprintf (plan, sizeof plan, "%s/%s", net_agent_name (r.directives.net.agent),
+            net_outside_name (r.directives.net.outside));
   harden_result_release (&r);
   oci_config_free (c);
-  return netns;
+  return plan;
 }
 
 static void
@@ -532,18 +539,84 @@ test_agent_netns (void)
   const char *kinds[] = { "prestart", "createRuntime", "createContainer" };
   char hooks[128];
 
-  CHECK (netns_for (new_ns, "", "none") == HARDEN_NETNS_FRESH);
-  CHECK (netns_for (new_ns, "", "proxy") == HARDEN_NETNS_BUNDLE);
-  CHECK (netns_for (path_ns, "", "none") == HARDEN_NETNS_BUNDLE);
-  CHECK (netns_for ("", "", "none") == HARDEN_NETNS_ADDED);
+  CHECK_STR_EQ (net_for (new_ns, "", "none"), "own/none");
+  CHECK_STR_EQ (net_for (new_ns, "", "proxy"), "own/runtime");
+  CHECK_STR_EQ (net_for (path_ns, "", "none"), "inner/none");
+  CHECK_STR_EQ (net_for (path_ns, "", "proxy"), "inner/bundle");
+  CHECK_STR_EQ (net_for ("", "", "none"), "own/none");
+  CHECK_STR_EQ (net_for ("", "", "proxy"), "own/runtime");
   for (size_t i = 0; i < 3; i++)
     {
       snprintf (hooks, sizeof hooks, hook, kinds[i]);
-      CHECK (netns_for (new_ns, hooks, "none") == HARDEN_NETNS_BUNDLE);
+      CHECK_STR_EQ (net_for (new_ns, hooks, "none"), "inner/none");
+      CHECK_STR_EQ (net_for (new_ns, hooks, "proxy"), "inner/bundle");
     }
   /* hooks that run once the agent's namespace is chosen do not matter */
   snprintf (hooks, sizeof hooks, hook, "startContainer");
-  CHECK (netns_for (new_ns, hooks, "none") == HARDEN_NETNS_FRESH);
+  CHECK_STR_EQ (net_for (new_ns, hooks, "none"), "own/none");
+}
+
+/* A namespace joined by path that is the host's is refused naming the
+ * entry, whatever its type, but the network (the sidecar's outside may be
+ * the host's); one that cannot be judged is refused too; another's is
+ * joined. */
+static void
+test_host_namespaces (void)
+{
+  static const char *const host_ns[] = { "/proc/1/ns/pid", "/proc/1/ns/ipc",
+                                         "/proc/1/ns/uts", "/proc/1/ns/net",
+                                         "/proc/1/ns/mnt", "/proc/1/ns/cgroup",
+                                         NULL };
+  static const struct
+  {
+    const char *type, *path, *fail_path, *error;
+  } rows[] = {
+    { "pid", "/proc/1/ns/pid", NULL, "linux.namespaces[0].path `/proc/1/ns/pid`: the host's pid namespace" },
+    { "ipc", "/proc/1/ns/ipc", NULL, "linux.namespaces[0].path `/proc/1/ns/ipc`: the host's ipc namespace" },
+    { "uts", "/proc/1/ns/uts", NULL, "the host's uts namespace" },
+    { "mount", "/proc/1/ns/mnt", NULL, "the host's mount namespace" },
+    { "cgroup", "/proc/1/ns/cgroup", NULL, "the host's cgroup namespace" },
+    { "pid", "/proc/77/ns/pid", "/proc/77/ns/pid", "linux.namespaces[0].path: inspect" },
+    { "network", "/proc/1/ns/net", NULL, NULL },
+    { "pid", "/proc/77/ns/pid", NULL, NULL },
+  };
+
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    {
+      char json[512];
+      struct oci_config *c;
+      struct harden_result r;
+      struct host_view view;
+      agentrt_error_t err = NULL;
+      struct fake_host fh = { host_nodes, rows[i].fail_path, 0, NULL, host_ns,
+                              { NULL, 0 }, { NULL, 0 } };
+      int ret;
+
+      snprintf (json, sizeof json,
+                "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
+                "\"process\":{\"user\":{\"uid\":0,\"gid\":0},"
+                "\"args\":[\"sh\"],\"cwd\":\"/\"},\"linux\":{\"namespaces\":"
+                "[{\"type\":\"%s\",\"path\":\"%s\"}]}}",
+                rows[i].type, rows[i].path);
+      c = parse (json);
+      fake_host_view (&view, &fh);
+      ret = harden (c, &policy, &c->annotations, &view, &r, &err);
+      fake_host_release (&fh);
+      if (rows[i].error)
+        {
+          CHECK (ret < 0 && err != NULL);
+          if (err)
+            CHECK_CONTAINS (err->msg, rows[i].error);
+        }
+      else
+        {
+          CHECK (ret == 0);
+          if (ret == 0)
+            harden_result_release (&r);
+        }
+      agentrt_error_release (&err);
+      oci_config_free (c);
+    }
 }
 
 /* Hardening a hardened config changes nothing more in the config, and the
@@ -647,7 +720,9 @@ test_renderings (void)
                         ",\"why\":\"the source is a unix socket\"}");
   CHECK_CONTAINS (json, "\"directives\":{\"rootfs\":\"readonly\"");
   CHECK_CONTAINS (json, "\"egress\":\"proxy\",\"egressAllow\":\"\"");
-  CHECK_CONTAINS (json, "\"netns\":\"bundle\",\"envKeep\":[]");
+  CHECK_CONTAINS (json, "\"network\":{\"bundle\":\"new\"");
+  CHECK_CONTAINS (json, "\"agent\":\"own\",\"outside\":\"runtime\","
+                        "\"maker\":\"monitor\"},\"envKeep\":[]");
   CHECK (strstr (json, "wJalrXUtnFEMI") == NULL);
   free (json);
   free (text);
@@ -731,6 +806,7 @@ main (void)
   RUN_TEST (test_cri);
   RUN_TEST (test_rootfs_modes);
   RUN_TEST (test_agent_netns);
+  RUN_TEST (test_host_namespaces);
   RUN_TEST (test_idempotent);
   RUN_TEST (test_privileged);
   RUN_TEST (test_exec_process);

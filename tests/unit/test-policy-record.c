@@ -34,7 +34,7 @@ static const char full_policy[] =
     "\"devices\":{\"allow\":[\"kvm\"]},"
     "\"capabilities\":{\"safe\":[\"CAP_KILL\"]},"
     "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"1h\","
-    "\"maxLifetime\":\"2h\"},"
+    "\"maxLifetime\":\"2h\",\"unenforceable\":\"allow\"},"
     "\"egress\":{\"allow\":[\"pypi.org\"],\"ceiling\":[\"pypi.org\"],"
     "\"allowBroad\":true,\"publicSuffixList\":\"/srv/psl.dat\"},"
     "\"seccomp\":{\"profile\":null},"
@@ -82,7 +82,12 @@ fill_directives (struct harden_directives *d)
   d->egress = HARDEN_EGRESS_PROXY;
   d->egress_allow = xstrdup ("pypi.org,*.github.com:22");
   d->egress_allow_broad = true;
-  d->netns = HARDEN_NETNS_SHARED;
+  d->net_facts = (struct net_inputs){ .hardened = true,
+                                      .bundle_ns = NET_BUNDLE_PATH,
+                                      .shared_agent_ns = true,
+                                      .egress = true,
+                                      .uplink = NET_UPLINK_RUNTIME };
+  d->net = net_plan_decide (&d->net_facts);
   str_list_append (&d->env_keep, "GH_TOKEN");
   d->sidecar_uid = 1;
   d->sidecar_gid = 2;
@@ -113,9 +118,13 @@ test_record_round_trip (void)
   CHECK (rec.program_len == sizeof program
          && memcmp (rec.program, program, sizeof program) == 0);
   CHECK (rec.program_flags == 5);
-  CHECK (rec.directives.netns == HARDEN_NETNS_SHARED);
+  CHECK (rec.directives.net_facts.shared_agent_ns
+         && rec.directives.net_facts.bundle_ns == NET_BUNDLE_PATH
+         && rec.directives.net_facts.uplink == NET_UPLINK_RUNTIME);
+  CHECK (rec.directives.net.agent == NET_AGENT_SHARED);
   CHECK (rec.directives.rootfs == HARDEN_ROOTFS_EPHEMERAL);
   CHECK (rec.policy.pids_limit == 256 && !rec.policy.protect_persistence);
+  CHECK (rec.policy.limits_unenforceable == POLICY_UNENFORCEABLE_ALLOW);
   again = hardening_record_to_json (&rec.policy, &rec.directives, rec.program,
                                     rec.program_len, rec.program_flags);
   CHECK_STR_EQ (json, again);
@@ -144,7 +153,12 @@ test_damaged_records (void)
     { "\"version\":1", "\"version\":2", "version: unsupported" },
     { "\"egress\":\"proxy\"", "\"egress\":\"open\"", "directives.egress: "
                                                      "unknown value" },
-    { "\"netns\":\"shared\"", "\"netns\":3", "directives.netns" },
+    { "\"bundle\":\"path\"", "\"bundle\":3", "directives.network.bundle" },
+    { "\"uplink\":\"runtime\"", "\"uplink\":\"sky\"",
+      "directives.network.uplink: unknown value" },
+    { "\"agent\":\"shared\"", "\"agent\":\"own\"",
+      "directives.network: not the plan its facts make" },
+    { "\"network\":{", "\"networks\":{", "directives.network: missing" },
     { "\"lifetime\":600", "\"lifetime\":-1", "directives.lifetime" },
     { "\"requiredMasks\":[\"/root/.ssh\"]", "\"requiredMasks\":[1]",
       "directives.requiredMasks[0]" },

@@ -1,4 +1,4 @@
-/* The compiled-program cache (runtime/seccomp_cache.c, seccomp_key.c):
+/* The compiled-program cache (runtime/seccomp/seccomp_cache.c, seccomp_key.c):
  * hostile and broken entries are never used (damaged bytes, truncation,
  * wrong key, loose mode, a foreign owner, symlinks, a directory others can
  * write, a key made to collide), the key of a bundle's linux.seccomp
@@ -21,8 +21,8 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/seccomp_cache.h"
-#include "runtime/seccomp_key.h"
+#include "runtime/seccomp/seccomp_cache.h"
+#include "runtime/seccomp/seccomp_key.h"
 #include "tests/unit/seccomp_test.h"
 #include "tests/unit/unit.h"
 

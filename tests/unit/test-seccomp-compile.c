@@ -1,4 +1,4 @@
-/* Unit tests of runtime/seccomp.c: compiling OCI seccomp objects (errors
+/* Unit tests of runtime/seccomp/seccomp.c: compiling OCI seccomp objects (errors
  * name their JSON path; bad actions, operators, arguments and flags are
  * refused) and, through a small BPF interpreter, what the compiled
  * agent-default profile decides for hostile syscalls.  No root needed: the
@@ -30,7 +30,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/seccomp.h"
+#include "runtime/seccomp/seccomp.h"
 #include "tests/unit/seccomp_test.h"
 #include "tests/unit/unit.h"
 

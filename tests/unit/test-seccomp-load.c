@@ -1,4 +1,4 @@
-/* Installing compiled filters for real (runtime/seccomp_load.c): forked
+/* Installing compiled filters for real (runtime/seccomp/seccomp_load.c): forked
  * children set no_new_privs, install agent-default.json (and stacked or
  * notify filters) and check from the inside what is denied, what still
  * works — including ordinary tools — and that a NOTIFY filter hands its
@@ -31,10 +31,10 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/seccomp.h"
-#include "runtime/seccomp_cache.h"
-#include "runtime/seccomp_load.h"
-#include "runtime/seccomp_notify.h"
+#include "runtime/seccomp/seccomp.h"
+#include "runtime/seccomp/seccomp_cache.h"
+#include "runtime/seccomp/seccomp_load.h"
+#include "runtime/seccomp/seccomp_notify.h"
 #include "tests/unit/unit.h"
 
 #define PROFILE SECCOMP_PROFILE_DIR "/agent-default.json"

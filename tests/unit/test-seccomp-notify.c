@@ -1,4 +1,4 @@
-/* Handing the notify listener to the seccomp agent (runtime/seccomp_notify.c):
+/* Handing the notify listener to the seccomp agent (runtime/seccomp/seccomp_notify.c):
  * the ContainerProcessState document, the fd travelling with it, hostile
  * listener paths and metadata, and a document larger than the socket
  * buffer.  A forked child plays the agent. */
@@ -17,7 +17,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/seccomp_notify.h"
+#include "runtime/seccomp/seccomp_notify.h"
 #include "tests/unit/unit.h"
 
 static char tmpdir[] = "/tmp/test-seccomp-notify.XXXXXX";

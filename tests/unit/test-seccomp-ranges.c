@@ -1,4 +1,4 @@
-/* Unit tests of the ranges prologue (runtime/seccomp_ranges.c) and of its
+/* Unit tests of the ranges prologue (runtime/seccomp/seccomp_ranges.c) and of its
  * use by the compiler: the prologue alone on edge cases (first and last
  * numbers of ranges, single numbers, foreign architectures, x32 numbers,
  * too many ranges), and the agent-default profile compiled with it and
@@ -16,8 +16,8 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "runtime/seccomp.h"
-#include "runtime/seccomp_ranges.h"
+#include "runtime/seccomp/seccomp.h"
+#include "runtime/seccomp/seccomp_ranges.h"
 #include "tests/unit/seccomp_test.h"
 #include "tests/unit/unit.h"
 

@@ -1,0 +1,73 @@
+/* What the phases of `create` share (runtime/container_create.c drives
+ * them): the context, with everything a failed create must undo, and the
+ * phases' entry points.  Internal to create. */
+#ifndef AGENTRT_CREATE_CTX_H
+#define AGENTRT_CREATE_CTX_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/container.h"
+#include "runtime/context.h"
+#include "runtime/create_plan.h"
+#include "runtime/hardening.h"
+#include "runtime/monitor.h"
+
+/* Everything a failed create must undo, in reverse order of creation. */
+struct rollback
+{
+  struct state_dir dir;
+  bool have_dir;
+  pid_t pid;
+  struct cgroup *cgroup;
+  struct monitor_pids monitor;
+  struct monitor *local_monitor;
+};
+
+struct create_ctx
+{
+  const struct runtime_context *rt;
+  const struct create_request *req;
+  struct oci_config *config;
+  struct hardening hardening;
+  int audit_fd;
+  struct create_plan plan;
+  struct container_state state;
+  struct rollback rb;
+  struct cgroup_request cgroup;
+  int sock;          /* the runtime's end of the sync socket */
+  int hook_state[2]; /* "creating" and "created" state memfds */
+  int egress_fds[3]; /* http and socks listeners, outside netns (or -1) */
+  struct monitor_handle monitor; /* hardened: forked before the init */
+  int agent_netns_fd; /* the agent's namespace the monitor made (or -1) */
+  struct net_plan net; /* the hardening's, completed; or hardening off's */
+  int born_cgroup_fd; /* pure cgroup v2: the cgroup the init is cloned
+                         into (-1: moved there after the clone) */
+  bool born;          /* the kernel did clone it there */
+  int pty_master;
+};
+
+/* create_ctx.c: the rollback of a failed create; state.json saved; the
+ * init's own reason preferred to a later step's failure (returns -1). */
+void create_rollback_run (struct rollback *rb);
+int create_save (struct create_ctx *ctx, agentrt_error_t *err);
+int create_prefer_init_reason (struct create_ctx *ctx, agentrt_error_t *err);
+
+/* create_state.c: the state directory's documents and the cgroup. */
+void create_cgroup_request_init (struct create_ctx *ctx);
+bool create_born_in_cgroup_possible (struct create_ctx *ctx);
+int create_enter_cgroup (struct create_ctx *ctx, pid_t pid, agentrt_error_t *err);
+int create_prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err);
+
+/* create_init.c: the init, cloned and served until it is ready. */
+int create_make_exec_fifo (struct create_ctx *ctx, agentrt_error_t *err);
+int create_spawn (struct create_ctx *ctx, agentrt_error_t *err);
+int create_finish_setup (struct create_ctx *ctx, agentrt_error_t *err);
+
+/* create_monitor.c: the monitor, forked before the init and committed once
+ * the init is ready (hardened only). */
+int create_start_monitor (struct create_ctx *ctx, agentrt_error_t *err);
+int create_commit_monitor (struct create_ctx *ctx, agentrt_error_t *err);
+
+#endif

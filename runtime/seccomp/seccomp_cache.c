@@ -1,0 +1,435 @@
+/* The cache of compiled seccomp programs (see seccomp_cache.h): its
+ * directory, entries, bounds, and the two front ends (a profile file, a
+ * parsed linux.seccomp object).
+ *
+ * Entry file "<key hash>.bpf":
+ *   struct cache_header | key (key_len bytes) | n_insns sock_filter
+ * The key is stored whole and compared byte for byte, so the 64-bit hash
+ * only names the file: a collision costs a recompile, never a wrong
+ * program.  The checksum covers the header (checksum field zeroed) and the
+ * program, and catches torn or damaged entries.  The hash is not
+ * cryptographic and need not be: only the cache's owner can write entries,
+ * and a key made to collide with another only makes the two take turns. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/io.h"
+#include "common/xalloc.h"
+#include "runtime/seccomp/seccomp_cache.h"
+#include "runtime/seccomp/seccomp_key.h"
+
+#define CACHE_MAGIC "AGRTBPF"
+#define CACHE_FORMAT 2u
+#define ENTRY_SUFFIX ".bpf"
+#define TMP_PREFIX ".tmp-"
+/* A temporary file this old was left by a process that died writing it. */
+#define TMP_STALE_SECONDS 60
+#define HASH_SEED 0xcbf29ce484222325ull /* FNV-1a's offset basis and prime */
+#define HASH_PRIME 0x100000001b3ull
+
+struct cache_header
+{
+  char magic[8];
+  uint32_t format;
+  uint32_t flags; /* for seccomp(2) */
+  uint32_t n_insns;
+  uint32_t key_len;
+  uint64_t key_hash;
+  uint64_t checksum;
+};
+
+/* Flags a cached program may carry. */
+#define KNOWN_FLAGS                                                           \
+  (SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_LOG                        \
+   | SECCOMP_FILTER_FLAG_SPEC_ALLOW | SECCOMP_FILTER_FLAG_NEW_LISTENER        \
+   | SECCOMP_FILTER_FLAG_TSYNC_ESRCH | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)
+
+/* FNV-1a over 8-byte words, with a shift to fold high bits down: each step
+ * is a bijection of the state, so a change confined to one word always
+ * changes the result.  About 4x faster than bytewise FNV-1a. */
+static uint64_t
+hash64 (uint64_t h, const void *data, size_t len)
+{
+  const unsigned char *p = data;
+  uint64_t w;
+
+  for (; len >= sizeof (w); p += sizeof (w), len -= sizeof (w))
+    {
+      memcpy (&w, p, sizeof (w));
+      h = (h ^ w) * HASH_PRIME;
+      h ^= h >> 29;
+    }
+  for (; len > 0; p++, len--)
+    h = (h ^ *p) * HASH_PRIME;
+  return h;
+}
+
+uint64_t
+seccomp_cache_hash (const void *key, size_t key_len)
+{
+  return hash64 (HASH_SEED, key, key_len);
+}
+
+char *
+seccomp_cache_dir (const char *state_root)
+{
+  return xasprintf ("%s/.seccomp-cache", state_root);
+}
+
+int
+seccomp_cache_open (struct seccomp_cache *c, const char *dir)
+{
+  int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  cleanup_close int fd = -1;
+  struct stat st;
+
+  c->dirfd = -1;
+  c->max_entries = SECCOMP_CACHE_MAX_ENTRIES;
+  c->max_bytes = SECCOMP_CACHE_MAX_BYTES;
+  if (dir == NULL)
+    return -1;
+  fd = open (dir, flags);
+  if (fd < 0 && errno == ENOENT && mkdir (dir, 0700) == 0)
+    fd = open (dir, flags);
+  if (fd < 0 || fstat (fd, &st) < 0)
+    return -1;
+  /* Whoever can write here chooses our filter: only we may. */
+  if (st.st_uid != geteuid () || (st.st_mode & (S_IWGRP | S_IWOTH)))
+    return -1;
+  c->dirfd = steal_fd (&fd);
+  return 0;
+}
+
+void
+seccomp_cache_close (struct seccomp_cache *c)
+{
+  if (c->dirfd >= 0)
+    close (c->dirfd);
+  c->dirfd = -1;
+}
+
+static void
+entry_name (char name[32], uint64_t key_hash)
+{
+  snprintf (name, 32, "%016llx" ENTRY_SUFFIX, (unsigned long long) key_hash);
+}
+
+/* Over the header (checksum zeroed) and the program; the key between them
+ * is compared whole instead. */
+static uint64_t
+entry_checksum (const char *buf, size_t size, size_t key_len)
+{
+  struct cache_header h;
+  size_t off = sizeof (h) + key_len;
+
+  memcpy (&h, buf, sizeof (h));
+  h.checksum = 0;
+  return hash64 (hash64 (HASH_SEED, &h, sizeof (h)), buf + off, size - off);
+}
+
+/* The entry's bytes when it is a file of ours that only we can read or
+ * write, of a size that can hold `key_len` and a program. */
+static char *
+read_entry (int fd, size_t key_len, size_t *size)
+{
+  cleanup_free char *buf = NULL;
+  struct stat st;
+  size_t body;
+
+  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode)
+      || st.st_uid != geteuid () || (st.st_mode & 077) || st.st_size < 0)
+    return NULL;
+  *size = (size_t) st.st_size;
+  if (*size < sizeof (struct cache_header) + key_len)
+    return NULL;
+  body = *size - sizeof (struct cache_header) - key_len;
+  if (body == 0 || body % sizeof (struct sock_filter) != 0
+      || body > BPF_MAXINSNS * sizeof (struct sock_filter))
+    return NULL;
+  buf = xmalloc (*size);
+  if (pread (fd, buf, *size, 0) != (ssize_t) *size)
+    return NULL;
+  return steal_pointer (&buf);
+}
+
+struct seccomp_program *
+seccomp_cache_get (struct seccomp_cache *c, const void *key, size_t key_len)
+{
+  uint64_t key_hash = seccomp_cache_hash (key, key_len);
+  cleanup_close int fd = -1;
+  cleanup_free char *buf = NULL;
+  struct cache_header h;
+  struct timespec times[2] = { { .tv_nsec = UTIME_NOW },
+                               { .tv_nsec = UTIME_OMIT } };
+  char name[32];
+  size_t size = 0;
+
+  if (c->dirfd < 0)
+    return NULL;
+  entry_name (name, key_hash);
+  /* O_NONBLOCK: a fifo put there must not hang us (read_entry refuses it) */
+  fd = openat (c->dirfd, name,
+               O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 || (buf = read_entry (fd, key_len, &size)) == NULL)
+    return NULL;
+  memcpy (&h, buf, sizeof (h));
+  if (memcmp (h.magic, CACHE_MAGIC, sizeof (h.magic)) != 0
+      || h.format != CACHE_FORMAT || h.key_len != key_len
+      || h.key_hash != key_hash || (h.flags & ~KNOWN_FLAGS) != 0
+      || (size_t) h.n_insns * sizeof (struct sock_filter)
+             != size - sizeof (h) - key_len
+      || h.checksum != entry_checksum (buf, size, key_len)
+      || memcmp (buf + sizeof (h), key, key_len) != 0)
+    return NULL;
+  /* used now: the least recently used entries are the ones evicted */
+  futimens (fd, times);
+  return seccomp_program_new (
+      (const struct sock_filter *) (buf + sizeof (h) + key_len), h.n_insns,
+      h.flags);
+}
+
+struct entry_stat
+{
+  char name[32];
+  struct timespec used;
+  size_t size;
+};
+
+static int
+compare_used (const void *a, const void *b)
+{
+  const struct timespec *x = &((const struct entry_stat *) a)->used;
+  const struct timespec *y = &((const struct entry_stat *) b)->used;
+  if (x->tv_sec != y->tv_sec)
+    return x->tv_sec < y->tv_sec ? -1 : 1;
+  return (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
+}
+
+/* Whether `name` is "<16 hex digits>.bpf". */
+static bool
+is_entry_name (const char *name)
+{
+  size_t i;
+
+  for (i = 0; i < 16; i++)
+    if (name[i] == '\0' || !strchr ("0123456789abcdef", name[i]))
+      return false;
+  return strcmp (name + 16, ENTRY_SUFFIX) == 0;
+}
+
+/* Lists the entries (and removes stale temporary files). */
+static struct entry_stat *
+list_entries (struct seccomp_cache *c, size_t *n, size_t *bytes)
+{
+  /* a description of its own: a dup would share (and move) the offset */
+  int fd = openat (c->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  cleanup_dir DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  struct entry_stat *list = NULL;
+  struct dirent *de;
+  struct stat st;
+  time_t now = time (NULL);
+
+  *n = *bytes = 0;
+  if (d == NULL)
+    {
+      if (fd >= 0)
+        close (fd);
+      return NULL;
+    }
+  while ((de = readdir (d)))
+    {
+      if (fstatat (c->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        continue;
+      if (strncmp (de->d_name, TMP_PREFIX, strlen (TMP_PREFIX)) == 0)
+        {
+          if (now - st.st_mtime > TMP_STALE_SECONDS)
+            unlinkat (c->dirfd, de->d_name, 0);
+          continue;
+        }
+      if (!is_entry_name (de->d_name))
+        continue;
+      list = xreallocarray (list, *n + 1, sizeof (*list));
+      memcpy (list[*n].name, de->d_name, strlen (ENTRY_SUFFIX) + 17);
+      list[*n].used = st.st_atim;
+      list[*n].size = (size_t) st.st_size;
+      *bytes += (size_t) st.st_size;
+      (*n)++;
+    }
+  return list;
+}
+
+/* Removes the least recently used entries until the bounds hold. */
+static void
+evict (struct seccomp_cache *c)
+{
+  cleanup_free struct entry_stat *list = NULL;
+  size_t n, bytes, i;
+
+  list = list_entries (c, &n, &bytes);
+  if (n <= c->max_entries && bytes <= c->max_bytes)
+    return;
+  qsort (list, n, sizeof (*list), compare_used);
+  for (i = 0; i < n && (n - i > c->max_entries || bytes > c->max_bytes); i++)
+    {
+      /* another process may have evicted it already: it is gone either way */
+      unlinkat (c->dirfd, list[i].name, 0);
+      bytes -= list[i].size;
+    }
+}
+
+void
+seccomp_cache_put (struct seccomp_cache *c, const void *key, size_t key_len,
+                   const struct seccomp_program *p)
+{
+  size_t insns_len = p->len * sizeof (struct sock_filter);
+  size_t size = sizeof (struct cache_header) + key_len + insns_len;
+  uint64_t key_hash = seccomp_cache_hash (key, key_len);
+  cleanup_free char *buf = NULL, *tmp = NULL;
+  struct cache_header h = {
+    .magic = CACHE_MAGIC,
+    .format = CACHE_FORMAT,
+    .flags = p->flags,
+    .n_insns = p->len,
+    .key_len = (uint32_t) key_len,
+    .key_hash = key_hash,
+  };
+  char name[32];
+  int fd, ok;
+
+  if (c->dirfd < 0)
+    return;
+  entry_name (name, key_hash);
+  buf = xzalloc (size);
+  memcpy (buf, &h, sizeof (h));
+  memcpy (buf + sizeof (h), key, key_len);
+  memcpy (buf + sizeof (h) + key_len, p->insns, insns_len);
+  h.checksum = entry_checksum (buf, size, key_len);
+  memcpy (buf, &h, sizeof (h));
+
+  tmp = xasprintf (TMP_PREFIX "%d-%s", (int) getpid (), name);
+  unlinkat (c->dirfd, tmp, 0); /* left by a crashed process with our pid */
+  fd = openat (c->dirfd, tmp,
+               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return;
+  ok = io_write_all (fd, buf, size, NULL) == 0;
+  ok = close (fd) == 0 && ok;
+  if (!ok || renameat (c->dirfd, tmp, c->dirfd, name) < 0)
+    {
+      unlinkat (c->dirfd, tmp, 0);
+      return;
+    }
+  evict (c);
+}
+
+static int
+read_profile (const char *path, char **out, size_t *len, agentrt_error_t *err)
+{
+  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC);
+  cleanup_free char *buf = NULL;
+  struct stat st;
+  ssize_t n = 1;
+
+  if (fd < 0)
+    return agentrt_error (err, errno, "open seccomp profile `%s`", path);
+  if (fstat (fd, &st) < 0)
+    return agentrt_error (err, errno, "stat `%s`", path);
+  if (!S_ISREG (st.st_mode))
+    return agentrt_error (err, 0, "seccomp profile `%s`: not a regular file",
+                          path);
+  if (st.st_size > SECCOMP_PROFILE_MAX_SIZE)
+    return agentrt_error (err, EFBIG, "seccomp profile `%s`", path);
+  /* One byte more than the size, to notice a file that grows meanwhile. */
+  buf = xmalloc ((size_t) st.st_size + 2);
+  for (*len = 0; n > 0 && *len <= (size_t) st.st_size; *len += (size_t) n)
+    {
+      n = read (fd, buf + *len, (size_t) st.st_size + 1 - *len);
+      if (n < 0 && errno == EINTR)
+        n = 0;
+      else if (n < 0)
+        return agentrt_error (err, errno, "read `%s`", path);
+    }
+  if (*len > (size_t) st.st_size)
+    return agentrt_error (err, 0, "seccomp profile `%s` changed while read",
+                          path);
+  buf[*len] = '\0';
+  *out = steal_pointer (&buf);
+  return 0;
+}
+
+struct seccomp_program *
+seccomp_load_profile_cached (const char *path, const char *cache_dir,
+                             struct str_list *notes, bool *cache_hit,
+                             agentrt_error_t *err)
+{
+  cleanup_free char *text = NULL, *key = NULL;
+  struct seccomp_cache cache;
+  struct oci_seccomp *seccomp = NULL;
+  struct seccomp_program *program = NULL;
+  size_t len = 0, key_len = 0;
+
+  if (cache_hit)
+    *cache_hit = false;
+  if (read_profile (path, &text, &len, err) < 0)
+    return NULL;
+  if (seccomp_cache_open (&cache, cache_dir) == 0)
+    {
+      key = seccomp_key_file (text, len, &key_len);
+      program = seccomp_cache_get (&cache, key, key_len);
+    }
+  if (program && cache_hit)
+    *cache_hit = true;
+  if (program == NULL)
+    {
+      seccomp = oci_seccomp_parse (text, len, path, err);
+      if (seccomp)
+        program = seccomp_compile (seccomp, "", notes, err);
+      if (seccomp && program == NULL)
+        agentrt_error_wrap (err, "%s", path);
+      oci_seccomp_free (seccomp);
+      if (program && key)
+        seccomp_cache_put (&cache, key, key_len, program);
+    }
+  seccomp_cache_close (&cache);
+  return program;
+}
+
+struct seccomp_program *
+seccomp_compile_cached (const struct oci_seccomp *seccomp, const char *path,
+                        const char *cache_dir, struct str_list *notes,
+                        bool *cache_hit, agentrt_error_t *err)
+{
+  cleanup_free char *key = NULL;
+  struct seccomp_cache cache;
+  struct seccomp_program *program = NULL;
+  size_t key_len = 0;
+
+  if (cache_hit)
+    *cache_hit = false;
+  if (seccomp_cache_open (&cache, cache_dir) == 0)
+    {
+      key = seccomp_key_oci (seccomp, &key_len);
+      program = seccomp_cache_get (&cache, key, key_len);
+    }
+  if (program && cache_hit)
+    *cache_hit = true;
+  if (program == NULL)
+    {
+      program = seccomp_compile (seccomp, path, notes, err);
+      if (program && key)
+        seccomp_cache_put (&cache, key, key_len, program);
+    }
+  seccomp_cache_close (&cache);
+  return program;
+}
