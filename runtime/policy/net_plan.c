@@ -179,9 +179,11 @@ net_uplink_from_name (const char *name)
 }
 
 void
-net_plan_write_json (const struct net_inputs *in, const struct net_plan *p,
-                     struct json_writer *w)
+net_plan_write_json (const struct net_inputs *in, struct json_writer *w)
 {
+  struct net_plan plan = net_plan_decide (in);
+  const struct net_plan *p = &plan;
+
   json_key (w, "network");
   json_begin_object (w);
   json_kv_string (w, "bundle", net_bundle_ns_name (in->bundle_ns));

@@ -110,9 +110,8 @@ int net_bundle_ns_from_name (const char *name);
 int net_uplink_from_name (const char *name);
 
 /* "network": the facts (bundle, sharedAgentNamespace, hooks, egress,
- * userNamespace, localMonitor, uplink) and the plan (agent, outside,
- * maker), a member of the hardening's directives. */
-void net_plan_write_json (const struct net_inputs *in,
-                          const struct net_plan *p, struct json_writer *w);
+ * userNamespace, localMonitor, uplink) and, for the reader, the plan they
+ * make (agent, outside, maker), a member of the hardening's directives. */
+void net_plan_write_json (const struct net_inputs *in, struct json_writer *w);
 
 #endif
