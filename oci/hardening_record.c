@@ -195,6 +195,7 @@ parse_network (const struct json_ctx *c, const struct json_node *dir,
       || json_member_bool (c, o, p, "sharedAgentNamespace", JSON_REQUIRED,
                            &in->shared_agent_ns, NULL) < 0
       || json_member_bool (c, o, p, "hooks", JSON_REQUIRED, &in->hooks, NULL) < 0
+      || json_member_bool (c, o, p, "engine", JSON_OPTIONAL, &in->engine, NULL) < 0
       || json_member_bool (c, o, p, "egress", JSON_REQUIRED, &in->egress, NULL) < 0
       || json_member_bool (c, o, p, "userNamespace", JSON_REQUIRED, &in->userns,
                            NULL) < 0

@@ -261,6 +261,7 @@ harden_network (const struct oci_config *c, enum net_bundle_ns bundle_ns,
     .bundle_ns = bundle_ns,
     .hooks = c->hooks.prestart.len > 0 || c->hooks.create_runtime.len > 0
              || c->hooks.create_container.len > 0,
+    .engine = kv_list_get (&c->annotations, "io.container.manager") != NULL,
     .egress = d->egress == HARDEN_EGRESS_PROXY,
     .userns = oci_config_namespace (c, OCI_NS_USER) != NULL,
     .uplink = policy->egress_uplink,
