@@ -168,7 +168,10 @@ check_egress (const struct agent_policy *a, const struct agent_policy *m,
                             origin, "egress.publicSuffixList", err) < 0
       || check_same_string (net_uplink_name (a->egress_uplink),
                             net_uplink_name (m->egress_uplink), origin,
-                            "egress.uplink", err) < 0)
+                            "egress.uplink", err) < 0
+      /* false: a program that ignores the proxy variables reaches nothing */
+      || check_allow (a->egress_transparent, m->egress_transparent, origin,
+                      "egress.transparent", err) < 0)
     return -1;
   r = egress_policy_ceiling_within (&m->egress_ceiling, &a->egress_ceiling,
                                     &bad, err);

@@ -109,6 +109,8 @@ test_loosening_refused (void)
   REFUSED (def, "{\"egress\":{\"publicSuffixList\":\"/tmp/psl.dat\"}}",
            "egress.publicSuffixList");
   REFUSED (def, "{\"egress\":{\"uplink\":\"runtime\"}}", "egress.uplink");
+  REFUSED ("{\"egress\":{\"transparent\":false}}",
+           "{\"egress\":{\"transparent\":true}}", "egress.transparent");
   REFUSED (def, "{\"seccomp\":{\"profile\":null}}", "seccomp.profile");
   REFUSED (def, "{\"seccomp\":{\"profile\":\"/tmp/open.json\"}}",
            "seccomp.profile");
@@ -161,6 +163,7 @@ test_tightening_passes (void)
                        "{\"egress\":{\"ceiling\":[\"a.corp.example\","
                        "\"*.b.corp.example:22\"]}}"), "ok");
   CHECK_STR_EQ (judge ("{}", "{\"egress\":{\"uplink\":\"auto\"}}"), "ok");
+  CHECK_STR_EQ (judge ("{}", "{\"egress\":{\"transparent\":false}}"), "ok");
   /* the user's own: where its trail goes, how its CPU is spent */
   CHECK_STR_EQ (judge ("{}", "{\"audit\":{\"dir\":\"/home/u/trail\"},"
                              "\"sidecar\":{\"busyPollMicroseconds\":0}}"), "ok");
