@@ -61,6 +61,10 @@ struct host_mount
 struct host_runtime
 {
   uint32_t uid, gid; /* its effective ids: what the sidecar runs as */
+  /* Root of a user namespace other than the host's (rootless Podman's):
+   * it can switch the sidecar to sidecar.uid and sidecar.gid as mapped
+   * there, and the sidecar keeps them. */
+  bool switch_ids;
   /* A cgroup of the container's own can be made: a delegated cgroup v2
    * subtree this user may write.  Its controllers ("cpu memory pids")
    * are the limits it can enforce. */

@@ -188,7 +188,7 @@ void
 unprivileged_sidecar (const struct host_runtime *rt, uint32_t *uid,
                       uint32_t *gid, struct change_list *changes)
 {
-  if (*uid == rt->uid && *gid == rt->gid)
+  if (rt->switch_ids || (*uid == rt->uid && *gid == rt->gid))
     return;
   *uid = rt->uid;
   *gid = rt->gid;

@@ -174,6 +174,25 @@ test_sidecar_runs_as_the_user (void)
   facts_release (&rt);
 }
 
+/* Root of rootless Podman's user namespace (its ids 0 there) switches
+ * the sidecar to the policy's ids as always: never to its own uid 0. */
+static void
+test_sidecar_switches_in_a_user_namespace (void)
+{
+  struct change_list ch = { 0 };
+  struct host_runtime rt;
+  uint32_t uid = 65534, gid = 65533;
+
+  facts (&rt, false, "");
+  rt.uid = rt.gid = 0;
+  rt.switch_ids = true;
+  unprivileged_sidecar (&rt, &uid, &gid, &ch);
+  CHECK (uid == 65534 && gid == 65533);
+  CHECK (ch.len == 0);
+  change_list_release (&ch);
+  facts_release (&rt);
+}
+
 static void
 test_through_harden (void)
 {
@@ -216,6 +235,7 @@ main (void)
   RUN_TEST (test_no_cgroup_allowed_removes_and_records);
   RUN_TEST (test_delegated_subtree_lacking_controllers);
   RUN_TEST (test_sidecar_runs_as_the_user);
+  RUN_TEST (test_sidecar_switches_in_a_user_namespace);
   RUN_TEST (test_through_harden);
   policy_release (&fail_policy);
   policy_release (&allow_policy);
