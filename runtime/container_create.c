@@ -47,7 +47,7 @@ decide_network (struct create_ctx *ctx)
       return;
     }
   d->net_facts.local_monitor = ctx->req->local_monitor;
-  d->net_facts.runtime_userns = rootless_netns_foreign ();
+  d->net_facts.runtime_userns = rootless_ns_foreign ("net");
   ctx->net = net_plan_decide (&d->net_facts);
 }
 

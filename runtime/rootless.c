@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <linux/capability.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,15 +94,18 @@ rootless_unmapped_uid (void)
 }
 
 bool
-rootless_netns_foreign (void)
+rootless_ns_foreign (const char *type)
 {
-  cleanup_close int net = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  char path[64];
+  cleanup_close int ns = -1;
   cleanup_close int owner = -1;
   struct stat a, b;
 
-  if (net < 0)
+  snprintf (path, sizeof path, "/proc/self/ns/%s", type);
+  ns = open (path, O_RDONLY | O_CLOEXEC);
+  if (ns < 0)
     return false;
-  owner = ioctl (net, NS_GET_USERNS);
+  owner = ioctl (ns, NS_GET_USERNS);
   /* EPERM: the owner is outside this process's namespace scope */
   if (owner < 0)
     return errno == EPERM;

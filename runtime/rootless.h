@@ -41,10 +41,11 @@ uid_t rootless_outer_uid (void);
  * it cannot be told.  Decided once. */
 uid_t rootless_unmapped_uid (void);
 
-/* The runtime's network namespace is owned by a user namespace other
- * than its own (an ancestor: rootless Podman runs it in the host's
- * network namespace): it may leave it, never come back. */
-bool rootless_netns_foreign (void);
+/* The runtime's own namespace of that type ("net", "pid", "time") is
+ * owned by a user namespace other than its own (an ancestor: rootless
+ * Podman runs it in the host's network and pid namespaces): it may leave
+ * it, never come back. */
+bool rootless_ns_foreign (const char *type);
 
 /* The default state root (malloc'd), or NULL with an error saying what to
  * set. */
