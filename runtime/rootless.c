@@ -237,6 +237,7 @@ rootless_facts (const struct cgroup_request *req, struct host_runtime *out)
   out->gid = getegid ();
   /* root of a user namespace (the host's root is not rootless) */
   out->switch_ids = out->uid == 0;
+  out->host_uid = rootless_outer_uid ();
   out->cgroup = cgroup_delegation (req, &out->controllers, &out->cgroup_why)
                 > 0;
 }

@@ -296,6 +296,15 @@ host_uid ()
   [[ $output != *"$SERVER_TEXT"* ]]
 }
 
+@test "rootless podman: limits no cgroup can enforce fail the create unless the admin allows it" {
+  jq 'del(.limits)' "$POLICY" >"$T/strict.json" && chmod 0644 "$T/strict.json"
+  run as_user timeout -k 5 60 podman --runtime-flag "policy=$T/strict.json" \
+    run --rm --pull=never --network none "$IMAGE" true
+  ((status != 0)) || fail "ran without its limits: $output"
+  has_text "linux.resources.pids, linux.resources.memory: cannot be enforced as uid 0 of a user namespace (uid $RL_UID outside it)"
+  has_text 'limits.unenforceable "allow"'
+}
+
 @test "rootless podman: nothing is left behind" {
   run upm ps --all --quiet
   [[ -z $output ]] || fail "containers left: $output"
