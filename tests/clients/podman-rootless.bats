@@ -208,14 +208,7 @@ host_uid ()
     || fail "sidecar runs as host uid $(host_uid "$sidecar")"
   [[ $(readlink "/proc/$sidecar/ns/net") != "$(readlink "/proc/$init/ns/net")" ]]
 
-  run upm exec worker sh -c 'echo in-exec; echo exec-err >&2; exit 4'
-  check_status 4
-  has_line in-exec
-  has_line exec-err
-  run upm exec worker grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status
-  check_status 0
-  has_line $'NoNewPrivs:\t1'
-  has_line $'Seccomp:\t2'
+  exec_confined upm worker
   jq -se 'map(select(.event == "exec")) | length > 0' "$AUDIT_DIR/$id.jsonl"
   run upm top worker pid args
   check_status 0
