@@ -16,6 +16,7 @@
 #include "runtime/seccomp/seccomp_cache.h"
 
 #include "runtime/create_ctx.h"
+#include "runtime/rootless.h"
 
 static int
 check_request (const struct create_request *req, const struct oci_config *c,
@@ -46,6 +47,7 @@ decide_network (struct create_ctx *ctx)
       return;
     }
   d->net_facts.local_monitor = ctx->req->local_monitor;
+  d->net_facts.runtime_userns = rootless_ns_foreign ("net");
   ctx->net = net_plan_decide (&d->net_facts);
 }
 
@@ -122,6 +124,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
     .cgroup = &ctx->cgroup,
     .keyring_name = ctx->req->id,
     .seccomp_cache = seccomp_cache,
+    .no_mknod = rootless_is (),
   };
 
   create_cgroup_request_init (ctx);
