@@ -146,7 +146,7 @@ table_head (FILE *f, const struct audit_summary *s, const char *dir)
            s->trails == 1 ? "" : "s", dir);
   if (s->has_since)
     fprintf (f, ", events since %s (%" PRIu64 " trail%s last written before: "
-             "not read)", timestamp_format (s->since_us, when),
+             "not read)", timestamp_format (s->since_us, 0, when),
              s->trails_older, s->trails_older == 1 ? "" : "s");
   fputc ('\n', f);
 }
@@ -340,7 +340,7 @@ json_head (struct json_writer *w, const struct audit_summary *s,
 
   json_kv_string (w, "auditDir", dir);
   json_kv_string (w, "since", s->has_since
-                                  ? timestamp_format (s->since_us, when)
+                                  ? timestamp_format (s->since_us, 0, when)
                                   : NULL);
   json_key (w, "trails");
   json_begin_object (w);

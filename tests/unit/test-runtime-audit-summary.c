@@ -96,11 +96,21 @@ test_timestamp_reads_rfc3339 (void)
          && us == -1000000);
   CHECK (timestamp_parse ("2026-11-29", true, &us) == 0
          && us == utc (2026, 11, 29, 0, 0, 0));
-  CHECK_STR_EQ (timestamp_format (utc (2026, 11, 29, 14, 0, 1) + 999999, buf),
+  CHECK_STR_EQ (timestamp_format (utc (2026, 11, 29, 14, 0, 1) + 999999, 0, buf),
                 "2026-11-29T14:00:01Z");
-  CHECK_STR_EQ (timestamp_format (-1, buf), "1969-12-31T23:59:59Z");
-  CHECK_STR_EQ (timestamp_format (utc (2024, 2, 29, 0, 0, 0), buf),
+  CHECK_STR_EQ (timestamp_format (-1, 0, buf), "1969-12-31T23:59:59Z");
+  CHECK_STR_EQ (timestamp_format (utc (2024, 2, 29, 0, 0, 0), 0, buf),
                 "2024-02-29T00:00:00Z");
+  /* the egress sidecar's milliseconds, truncated; a fraction before 1970 */
+  CHECK_STR_EQ (timestamp_format (utc (2026, 11, 29, 14, 0, 1) + 999999, 3, buf),
+                "2026-11-29T14:00:01.999Z");
+  CHECK_STR_EQ (timestamp_format (utc (2026, 11, 29, 14, 0, 1) + 5000, 3, buf),
+                "2026-11-29T14:00:01.005Z");
+  CHECK_STR_EQ (timestamp_format (-1, 6, buf), "1969-12-31T23:59:59.999999Z");
+  CHECK_STR_EQ (timestamp_format (12, 9, buf), "1970-01-01T00:00:00.000012Z");
+  /* what it writes, timestamp_parse reads back */
+  CHECK (timestamp_parse (timestamp_format (-1, 6, buf), false, &us) == 0
+         && us == -1);
 }
 
 /* ---- the tally ---- */
