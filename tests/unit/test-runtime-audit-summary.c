@@ -414,6 +414,7 @@ test_summary_hostile_names (void)
   audit_summary_init (&s, false, 0);
   line = xasprintf ("{\"time\":\"" T0 "\",\"event\":\"create\",\"hardened\":false}\n"
                     EGRESS (T1, "\"\\u001b[31mred\\u0007.example\"", "deny", "not-allowlisted")
+                    EGRESS (T1, "\"\\u009b31m\\u009d0;t\\u0085\\u007f.example\"", "deny", "not-allowlisted")
                     EGRESS (T1, "\"%s\"", "deny", "not-allowlisted")
                     EGRESS (T1, "\"\xc3\xa9t\xc3\xa9.example\"", "allow", "ok"),
                     long_host);
@@ -422,10 +423,14 @@ test_summary_hostile_names (void)
   table = audit_summary_table (&s, "/a", 10);
   /* no control byte reaches the terminal; long names are cut */
   for (const char *p = table; *p; p++)
-    if ((unsigned char) *p < 0x20 && *p != '\n')
+    if (((unsigned char) *p < 0x20 && *p != '\n') || *p == 0x7f
+        || ((unsigned char) p[0] == 0xc2 && (unsigned char) p[1] >= 0x80
+            && (unsigned char) p[1] <= 0x9f))
       n++;
   CHECK (n == 0);
   CHECK_CONTAINS (table, "?[31mred?.example");
+  /* C1 controls (CSI, OSC, NEL) are controls too */
+  CHECK_CONTAINS (table, "?31m?0;t??.example");
   CHECK (strstr (table, long_host) == NULL);
   CHECK_CONTAINS (table, "aaaaaaaa...");
   CHECK_CONTAINS (table, "\xc3\xa9t\xc3\xa9.example");
