@@ -332,10 +332,18 @@ for name, want in [
         ("deny-socks-bind", dict(proto="socks5", reason="unsupported-command"))]:
     print("%s %s" % (name, "yes" if has(**want) else "MISSING"))
 print("bytes", "yes" if any(l["bytes_down"] > 0 and l["decision"] == "allow" for l in lines) else "MISSING")
+# RFC 3339, UTC, milliseconds (docs/audit.md), and now: within the run
+import calendar, re, time
+form = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.\d{3}Z$")
+def when(t):
+    m = form.match(t)
+    return m and calendar.timegm(time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S"))
+off = [l["time"] for l in lines if not when(l["time"]) or abs(when(l["time"]) - time.time()) > 600]
+print("times", "yes" if lines and not off else "MISSING: %s" % off[:1])
 EOF
 )
 expect "audit lines are JSON with exactly the contract's fields" "bad 0" "$out"
-for k in allow-http allow-connect allow-socks5 deny-name deny-metadata deny-loopback deny-parse deny-socks-bind bytes; do
+for k in allow-http allow-connect allow-socks5 deny-name deny-metadata deny-loopback deny-parse deny-socks-bind bytes times; do
   expect "audit line $k" "$k yes" "$out"
 done
 if grep -q -e 's3cr3t' -e 'hello from' "$T/audit.log"; then not_ok "audit holds nothing from payload or headers"
