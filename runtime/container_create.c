@@ -46,8 +46,7 @@ decide_network (struct create_ctx *ctx)
       return;
     }
   d->net_facts.local_monitor = ctx->req->local_monitor;
-  d->net = net_plan_decide (&d->net_facts);
-  ctx->net = d->net;
+  ctx->net = net_plan_decide (&d->net_facts);
 }
 
 /* What the hardening decided beyond the OCI config, for the init. */
@@ -128,7 +127,10 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   create_cgroup_request_init (ctx);
   decide_network (ctx);
   apply_directives (ctx, &po);
-  if (create_plan_build (ctx->config, &po, &ctx->plan, err) < 0)
+  /* before the plan compiles the bundle's seccomp profile: its cache is
+   * under the root (a brand-new root would not cache the first one) */
+  if (state_root_create (ctx->rt->root, err) < 0
+      || create_plan_build (ctx->config, &po, &ctx->plan, err) < 0)
     return -1;
   if (state_dir_create (ctx->rt->root, ctx->req->id, &ctx->rb.dir, err) < 0)
     return -1;

@@ -261,12 +261,13 @@ harden_network (const struct oci_config *c, enum net_bundle_ns bundle_ns,
     .bundle_ns = bundle_ns,
     .hooks = c->hooks.prestart.len > 0 || c->hooks.create_runtime.len > 0
              || c->hooks.create_container.len > 0,
+    .engine = kv_list_get (&c->annotations, "io.container.manager") != NULL,
     .egress = d->egress == HARDEN_EGRESS_PROXY,
     .userns = oci_config_namespace (c, OCI_NS_USER) != NULL,
     .uplink = policy->egress_uplink,
   };
-  d->net = net_plan_decide (&d->net_facts);
-  if (bundle_ns == NET_BUNDLE_NEW && d->net.outside == NET_OUTSIDE_RUNTIME)
+  if (bundle_ns == NET_BUNDLE_NEW
+      && net_plan_decide (&d->net_facts).outside == NET_OUTSIDE_RUNTIME)
     change_add (changes, CHANGE_EGRESS, "the sidecar connects out from the "
                 "runtime's network namespace",
                 policy->egress_uplink == NET_UPLINK_RUNTIME
@@ -415,7 +416,7 @@ harden_directives_write_json (const struct harden_directives *d,
   json_kv_string (w, "egress", harden_egress_name (d->egress));
   json_kv_string (w, "egressAllow", d->egress_allow);
   json_kv_bool (w, "egressAllowBroad", d->egress_allow_broad);
-  net_plan_write_json (&d->net_facts, &d->net, w);
+  net_plan_write_json (&d->net_facts, w);
   write_list (w, "envKeep", &d->env_keep);
   json_kv_uint (w, "sidecarUid", d->sidecar_uid);
   json_kv_uint (w, "sidecarGid", d->sidecar_gid);

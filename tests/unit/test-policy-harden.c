@@ -359,8 +359,9 @@ test_docker (void)
   CHECK_STR_EQ (r.directives.egress_allow, "");
   /* a new network namespace without hooks: nobody configures it */
   CHECK (r.directives.net_facts.bundle_ns == NET_BUNDLE_NEW);
-  CHECK (r.directives.net.agent == NET_AGENT_OWN);
-  CHECK (r.directives.net.outside == NET_OUTSIDE_RUNTIME);
+  CHECK (net_plan_decide (&r.directives.net_facts).agent == NET_AGENT_OWN
+         && net_plan_decide (&r.directives.net_facts).outside
+                == NET_OUTSIDE_RUNTIME);
   CHECK (r.directives.lifetime == 86400);
   CHECK_STR_EQ (r.directives.seccomp_profile, POLICY_DEFAULT_SECCOMP_PROFILE);
   CHECK_STR_EQ (r.directives.audit_dir, "/var/log/agentrt");
@@ -398,7 +399,8 @@ test_podman (void)
   CHECK (find_mount (c, "/root") != NULL); /* HOME=/root, read-only root */
   /* Host network: a new namespace, the host is the outside. */
   CHECK (r.directives.net_facts.bundle_ns == NET_BUNDLE_HOST);
-  CHECK (r.directives.net.outside == NET_OUTSIDE_RUNTIME);
+  CHECK (net_plan_decide (&r.directives.net_facts).outside
+         == NET_OUTSIDE_RUNTIME);
   CHECK (oci_config_namespace (c, OCI_NS_NETWORK) != NULL);
   CHECK (oci_config_namespace (c, OCI_NS_NETWORK)->path == NULL);
   CHECK_CONTAINS (text, "namespace: network (new)");
@@ -441,7 +443,7 @@ test_cri (void)
   CHECK (find_mount (c, "/work") != NULL);
   CHECK_STR_EQ (find_mount (c, "/dev/shm")->type, "tmpfs");
   CHECK (r.directives.net_facts.bundle_ns == NET_BUNDLE_PATH);
-  CHECK (r.directives.net.agent == NET_AGENT_INNER);
+  CHECK (net_plan_decide (&r.directives.net_facts).agent == NET_AGENT_INNER);
   CHECK_STR_EQ (oci_config_namespace (c, OCI_NS_NETWORK)->path,
                 "/var/run/netns/cni-1234");
   CHECK (r.directives.lifetime == 7200);
@@ -504,6 +506,7 @@ static const char *
 net_for (const char *namespaces, const char *hooks, const char *egress)
 {
   static char plan[64];
+  struct net_plan decided;
   char json[1024];
   struct oci_config *c;
   struct harden_result r;
@@ -522,8 +525,9 @@ net_for (const char *namespaces, const char *hooks, const char *egress)
   CHECK (r.directives.net_facts.hardened && !r.directives.net_facts.local_monitor
          && !r.directives.net_facts.shared_agent_ns);
   CHECK (r.directives.net_facts.egress == (strcmp (egress, "proxy") == 0));
-  snprintf (plan, sizeof plan, "%s/%s", net_agent_name (r.directives.net.agent),
-            net_outside_name (r.directives.net.outside));
+  decided = net_plan_decide (&r.directives.net_facts);
+  snprintf (plan, sizeof plan, "%s/%s", net_agent_name (decided.agent),
+            net_outside_name (decided.outside));
   harden_result_release (&r);
   oci_config_free (c);
   return plan;

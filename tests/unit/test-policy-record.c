@@ -87,7 +87,6 @@ fill_directives (struct harden_directives *d)
                                       .shared_agent_ns = true,
                                       .egress = true,
                                       .uplink = NET_UPLINK_RUNTIME };
-  d->net = net_plan_decide (&d->net_facts);
   str_list_append (&d->env_keep, "GH_TOKEN");
   d->sidecar_uid = 1;
   d->sidecar_gid = 2;
@@ -121,7 +120,7 @@ test_record_round_trip (void)
   CHECK (rec.directives.net_facts.shared_agent_ns
          && rec.directives.net_facts.bundle_ns == NET_BUNDLE_PATH
          && rec.directives.net_facts.uplink == NET_UPLINK_RUNTIME);
-  CHECK (rec.directives.net.agent == NET_AGENT_SHARED);
+  CHECK (net_plan_decide (&rec.directives.net_facts).agent == NET_AGENT_SHARED);
   CHECK (rec.directives.rootfs == HARDEN_ROOTFS_EPHEMERAL);
   CHECK (rec.policy.pids_limit == 256 && !rec.policy.protect_persistence);
   CHECK (rec.policy.limits_unenforceable == POLICY_UNENFORCEABLE_ALLOW);
