@@ -34,7 +34,7 @@ struct idmap_caller
   bool privileged; /* euid 0: may write any mapping itself */
   uid_t euid;
   gid_t egid;
-  bool have_newuidmap; /* found on PATH (or in the system directories) */
+  bool have_newuidmap; /* found in the system directories (not PATH) */
   bool have_newgidmap;
 };
 
