@@ -139,9 +139,8 @@ int net_uplink_from_name (const char *name);
 
 /* "network": the facts (bundle, sharedAgentNamespace, hooks, engine, egress,
  * userNamespace, runtimeUserNamespace, localMonitor, uplink, transparent)
- * and, for the reader, the
- * plan they make (agent, outside, maker, rules), a member of the hardening's
- * directives. */
+ * and, for the reader, the plan they make (agent, outside, maker, rules), a
+ * member of the hardening's directives. */
 void net_plan_write_json (const struct net_inputs *in, struct json_writer *w);
 
 #endif
