@@ -258,35 +258,43 @@ host_uid ()
   check_status 0
 }
 
-@test "rootless podman, slirp4netns: the allowlisted server is reached only through the proxy" {
+@test "rootless podman, slirp4netns: the allowlisted server is reached only through the sidecar (proxy or transparent)" {
   widen_tun
   run upm run --rm --pull=never --cidfile "$U/cid.net" \
     --annotation "run.agentrt.egress.allow=$SERVER_IP" "$IMAGE" sh -c "$EGRESS_PROBE"
-  egress_only_through_proxy
+  egress_only_through_sidecar
   id=$(<"$U/cid.net")
   # the proxy connected out of slirp4netns's namespace: the server saw
   # the engine namespace's address, where slirp4netns runs
   grep -qE "^$ENGINE_IP .*\"GET / HTTP/1.1\" 200" "$T/server.log" \
     || fail "server log: $(cat "$T/server.log")"
+  # the proxy's request and the transparent connection, each allowed; the
+  # other address refused both ways
   jq -se --arg ip "$SERVER_IP" 'map(select(.event == "egress" and .addr == $ip
-      and .decision == "allow" and .reason == "ok")) | length == 1' "$AUDIT_DIR/$id.jsonl"
-  jq -se 'map(select(.event == "egress" and .decision == "deny")) | length == 1' "$AUDIT_DIR/$id.jsonl"
+      and .decision == "allow" and .reason == "ok")) | length == 2' "$AUDIT_DIR/$id.jsonl"
+  jq -se --arg ip "$SERVER_IP" 'any(.[]; .event == "egress" and .addr == $ip and .via == "addr")' \
+    "$AUDIT_DIR/$id.jsonl"
+  jq -se 'map(select(.event == "egress" and .decision == "deny")) | length == 2' "$AUDIT_DIR/$id.jsonl"
   # the control: runc, on the same network, reaches the server directly
   run rpm run --rm --pull=never "$IMAGE" sh -c "echo | nc -w 2 $SERVER_IP 80; echo direct=\$?"
   check_status 0
   has_line direct=0
 }
 
-@test "rootless podman --network none: no way out, not even through the proxy" {
+@test "rootless podman --network none: no way out, not even through the sidecar (proxy or transparent)" {
+  # a direct connection is accepted by the sidecar's transparent listener
+  # and closed when its own connect fails: no line comes back
   run upm run --rm --pull=never --network none --cidfile "$U/cid.none" \
     --annotation "run.agentrt.egress.allow=$SERVER_IP" "$IMAGE" sh -c '
     wget -q -O- http://'"$SERVER_IP"'/; echo "wget=$?"
-    echo | nc -w 2 '"$SERVER_IP"' 80; echo "direct=$?"'
+    printf "GET / HTTP/1.0\r\n\r\n" | nc -w 2 '"$SERVER_IP"' 80 | wc -l | sed "s/^ */direct-lines /"'
   check_status 0
   has_text "502 Bad Gateway"
   has_line wget=1
-  has_line direct=1
+  has_line "direct-lines 0"
   [[ $output != *"$SERVER_TEXT"* ]]
+  jq -se 'map(select(.event == "egress" and .reason == "connect-failed")) | length == 2' \
+    "$AUDIT_DIR/$(<"$U/cid.none").jsonl"
 }
 
 @test "rootless podman: limits no cgroup can enforce fail the create unless the admin allows it" {
