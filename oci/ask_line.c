@@ -1,12 +1,17 @@
-/* The approver protocol's lines (see ask_line.h). */
+/* The approver protocol's lines (see ask_line.h): formatting both sides'
+ * lines, and reading an answer.  The sidecar links this file, without
+ * yajl (it is a static binary): an answer is one flat JSON object read by
+ * hand here, strictly, so that what a broken approver sends cannot do
+ * more than be refused.  Members may come in any order and repeat (the
+ * last wins); unknown members must hold a string, a number, true, false
+ * or null; nested objects and arrays are refused. */
 #include <config.h>
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/cleanup.h"
 #include "ask_line.h"
-#include "json_tree.h"
 #include "json_writer.h"
 
 static const char *const answers[] = { "allow-once", "allow-always", "deny", NULL };
@@ -54,115 +59,294 @@ ask_answer_format (uint64_t qid, enum ask_answer a, size_t *len)
   return json_writer_finish_line (w, len);
 }
 
-/* The object of one line: a trailing newline is allowed, no other. */
-static struct json_doc *
-parse_line (const char *line, size_t len, const struct json_ctx *c,
-            const struct json_node **root)
+struct reader
 {
-  struct json_doc *doc;
+  const char *p, *end;
+  agentrt_error_t *err;
+};
 
-  if (len > 0 && line[len - 1] == '\n')
-    len--;
-  if (len + 1 > ASK_LINE_MAX)
-    {
-      json_fail (c, NULL, "line longer than %d bytes", ASK_LINE_MAX);
-      return NULL;
-    }
-  if (memchr (line, '\n', len))
-    {
-      json_fail (c, NULL, "more than one line");
-      return NULL;
-    }
-  doc = json_doc_parse (line, len, c->origin, c->err);
-  if (doc == NULL)
-    return NULL;
-  *root = json_doc_root (doc);
-  if (json_expect (c, *root, NULL, JSON_OBJECT) < 0)
-    {
-      json_doc_free (doc);
-      return NULL;
-    }
-  return doc;
+static int
+fail (struct reader *r, const char *what)
+{
+  return agentrt_error (r->err, 0, "approver answer: %s", what);
 }
 
-/* A required string member into buf (size bytes), one of `words` when
- * given (its index in *index). */
-static int
-read_text (const struct json_ctx *c, const struct json_node *o, const char *key,
-           char *buf, size_t size, const char *const *words, int *index)
+static void
+skip_ws (struct reader *r)
 {
-  cleanup_free char *s = NULL;
+  while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\r'))
+    r->p++;
+}
 
-  if (json_member_string (c, o, NULL, key, JSON_REQUIRED, &s) < 0)
+static int
+hex4 (struct reader *r, unsigned *v)
+{
+  *v = 0;
+  if (r->end - r->p < 4)
     return -1;
-  if (strlen (s) >= size || (s[0] == '\0' && words == NULL))
-    return json_fail (c, JSON_PATH_KEY (NULL, key), "expected 1 to %zu bytes", size - 1);
-  if (words)
+  for (int i = 0; i < 4; i++, r->p++)
     {
-      int i = 0;
-      while (words[i] && strcmp (words[i], s) != 0)
-        i++;
-      if (words[i] == NULL)
-        return json_fail (c, JSON_PATH_KEY (NULL, key), "unknown value");
-      *index = i;
+      char c = *r->p;
+      *v = *v * 16
+           + (unsigned) (c >= '0' && c <= '9'   ? c - '0'
+                         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                : 99);
+      if (*v > 0xffff)
+        return -1;
     }
-  if (buf)
-    memcpy (buf, s, strlen (s) + 1);
+  return 0;
+}
+
+/* A string at r->p (its opening quote).  Its bytes go to out (size bytes,
+ * NUL-terminated) while they fit; *fits says whether all did.  Escapes
+ * are decoded, \u only into ASCII (anything else cannot be one of the
+ * protocol's words and is kept as '?'); control bytes and \u0000 are
+ * refused. */
+static int
+read_string (struct reader *r, char *out, size_t size, bool *fits)
+{
+  size_t n = 0;
+
+  *fits = true;
+  if (r->p >= r->end || *r->p != '"')
+    return -1;
+  r->p++;
+  while (r->p < r->end && *r->p != '"')
+    {
+      unsigned char c = (unsigned char) *r->p++;
+      if (c < 0x20)
+        return -1;
+      if (c == '\\')
+        {
+          unsigned v;
+          if (r->p >= r->end)
+            return -1;
+          c = (unsigned char) *r->p++;
+          switch (c)
+            {
+            case '"': case '\\': case '/': break;
+            case 'b': c = '\b'; break;
+            case 'f': c = '\f'; break;
+            case 'n': c = '\n'; break;
+            case 'r': c = '\r'; break;
+            case 't': c = '\t'; break;
+            case 'u':
+              if (hex4 (r, &v) < 0 || v == 0)
+                return -1;
+              c = v < 0x80 ? (unsigned char) v : '?';
+              break;
+            default: return -1;
+            }
+        }
+      if (n + 1 < size)
+        out[n++] = (char) c;
+      else
+        *fits = false;
+    }
+  if (r->p >= r->end)
+    return -1;
+  r->p++;
+  if (size)
+    out[n] = '\0';
+  return 0;
+}
+
+/* A JSON number; *out only for a plain unsigned integer that fits 64
+ * bits (*is_uint). */
+static int
+read_number (struct reader *r, uint64_t *out, bool *is_uint)
+{
+  const char *start = r->p;
+  uint64_t v = 0;
+
+  *is_uint = true;
+  if (r->p < r->end && *r->p == '-')
+    {
+      *is_uint = false;
+      r->p++;
+    }
+  if (r->p >= r->end || *r->p < '0' || *r->p > '9')
+    return -1;
+  if (*r->p == '0' && r->p + 1 < r->end && r->p[1] >= '0' && r->p[1] <= '9')
+    return -1; /* a leading zero */
+  for (; r->p < r->end && *r->p >= '0' && *r->p <= '9'; r->p++)
+    {
+      unsigned d = (unsigned) (*r->p - '0');
+      if (v > (UINT64_MAX - d) / 10)
+        *is_uint = false;
+      v = v * 10 + d;
+    }
+  if (r->p < r->end && *r->p == '.')
+    {
+      *is_uint = false;
+      if (++r->p >= r->end || *r->p < '0' || *r->p > '9')
+        return -1;
+      while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
+        r->p++;
+    }
+  if (r->p < r->end && (*r->p == 'e' || *r->p == 'E'))
+    {
+      *is_uint = false;
+      if (++r->p < r->end && (*r->p == '+' || *r->p == '-'))
+        r->p++;
+      if (r->p >= r->end || *r->p < '0' || *r->p > '9')
+        return -1;
+      while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
+        r->p++;
+    }
+  *out = v;
+  return r->p > start ? 0 : -1;
+}
+
+static int
+read_word (struct reader *r, const char *word)
+{
+  size_t n = strlen (word);
+  if ((size_t) (r->end - r->p) < n || memcmp (r->p, word, n) != 0)
+    return -1;
+  r->p += n;
+  return 0;
+}
+
+enum member
+{
+  M_OTHER,
+  M_QID,
+  M_ANSWER,
+};
+
+struct fields
+{
+  uint64_t qid;
+  bool has_qid;
+  int answer; /* -1: absent */
+};
+
+/* The value of one member. */
+static int
+read_value (struct reader *r, enum member m, struct fields *f)
+{
+  char text[ASK_WORD_MAX + 1];
+  bool fits, is_uint;
+  uint64_t v;
+
+  if (r->p >= r->end)
+    return fail (r, "truncated");
+  if (*r->p == '{' || *r->p == '[')
+    return fail (r, "nested values are not accepted");
+  if (*r->p == '"')
+    {
+      if (read_string (r, text, sizeof text, &fits) < 0)
+        return fail (r, "malformed string");
+      if (m == M_QID)
+        return fail (r, "qid: expected a number");
+      if (m == M_ANSWER)
+        {
+          int i = 0;
+          while (fits && answers[i] && strcmp (answers[i], text) != 0)
+            i++;
+          if (!fits || answers[i] == NULL)
+            return fail (r, "answer: unknown value");
+          f->answer = i;
+        }
+      return 0;
+    }
+  if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9'))
+    {
+      if (read_number (r, &v, &is_uint) < 0)
+        return fail (r, "malformed number");
+      if (m == M_ANSWER)
+        return fail (r, "answer: expected a string");
+      if (m == M_QID && !is_uint)
+        return fail (r, "qid: expected a whole number from 0 to 2^64-1");
+      if (m == M_QID)
+        {
+          f->qid = v;
+          f->has_qid = true;
+        }
+      return 0;
+    }
+  if (read_word (r, "true") < 0 && read_word (r, "false") < 0 && read_word (r, "null") < 0)
+    return fail (r, "malformed value");
+  if (m == M_ANSWER)
+    return fail (r, "answer: expected a string");
+  if (m == M_QID)
+    return fail (r, "qid: expected a number");
   return 0;
 }
 
 static int
-read_question (const struct json_ctx *c, const struct json_node *o, struct ask_msg *m)
+read_object (struct reader *r, struct fields *f)
 {
-  if (read_text (c, o, "host", m->host, sizeof m->host, NULL, NULL) < 0
-      || json_member_int (c, o, NULL, "port", JSON_REQUIRED, JSON_U16, &m->port, NULL) < 0
-      || read_text (c, o, "proto", m->proto, sizeof m->proto, NULL, NULL) < 0
-      || read_text (c, o, "via", m->via, sizeof m->via, NULL, NULL) < 0
-      || json_member_int (c, o, NULL, "timeout_ms", JSON_REQUIRED, JSON_U32, &m->timeout_ms,
-                          NULL) < 0)
-    return -1;
-  if (m->port == 0)
-    return json_fail (c, JSON_PATH_KEY (NULL, "port"), "must be 1 to 65535");
-  return 0;
-}
+  skip_ws (r);
+  if (r->p >= r->end || *r->p != '{')
+    return fail (r, "expected an object");
+  r->p++;
+  skip_ws (r);
+  if (r->p < r->end && *r->p == '}')
+    r->p++;
+  else
+    for (;;)
+      {
+        char key[8];
+        bool fits;
+        enum member m;
 
-int
-ask_msg_parse (const char *line, size_t len, struct ask_msg *m, agentrt_error_t *err)
-{
-  const struct json_ctx c = { "approver protocol", err };
-  const struct json_node *o = NULL;
-  cleanup_json_doc struct json_doc *doc = parse_line (line, len, &c, &o);
-  int type = 0;
-
-  memset (m, 0, sizeof *m);
-  if (doc == NULL
-      || read_text (&c, o, "type", NULL, ASK_WORD_MAX + 1, types, &type) < 0
-      || read_text (&c, o, "id", m->id, sizeof m->id, NULL, NULL) < 0)
-    return -1;
-  m->type = (enum ask_msg_type) type;
-  if (m->type == ASK_MSG_HELLO)
-    return json_member_int (&c, o, NULL, "version", JSON_REQUIRED, JSON_U32, &m->version,
-                            NULL);
-  if (json_member_int (&c, o, NULL, "qid", JSON_REQUIRED, JSON_U64, &m->qid, NULL) < 0)
-    return -1;
-  if (m->type == ASK_MSG_QUESTION)
-    return read_question (&c, o, m);
-  return read_text (&c, o, "outcome", m->outcome, sizeof m->outcome, NULL, NULL);
+        if (read_string (r, key, sizeof key, &fits) < 0)
+          return fail (r, "expected a member name");
+        m = !fits ? M_OTHER
+            : strcmp (key, "qid") == 0    ? M_QID
+            : strcmp (key, "answer") == 0 ? M_ANSWER
+                                          : M_OTHER;
+        skip_ws (r);
+        if (r->p >= r->end || *r->p != ':')
+          return fail (r, "expected a colon");
+        r->p++;
+        skip_ws (r);
+        if (read_value (r, m, f) < 0)
+          return -1;
+        skip_ws (r);
+        if (r->p < r->end && *r->p == ',')
+          {
+            r->p++;
+            skip_ws (r);
+            continue;
+          }
+        if (r->p < r->end && *r->p == '}')
+          {
+            r->p++;
+            break;
+          }
+        return fail (r, "expected a comma or the end of the object");
+      }
+  skip_ws (r);
+  return r->p == r->end ? 0 : fail (r, "trailing bytes after the object");
 }
 
 int
 ask_answer_parse (const char *line, size_t len, uint64_t *qid, enum ask_answer *a,
                   agentrt_error_t *err)
 {
-  const struct json_ctx c = { "approver answer", err };
-  const struct json_node *o = NULL;
-  cleanup_json_doc struct json_doc *doc = parse_line (line, len, &c, &o);
-  int index = 0;
+  struct reader r = { line, line, err };
+  struct fields f = { 0, false, -1 };
 
-  if (doc == NULL
-      || json_member_int (&c, o, NULL, "qid", JSON_REQUIRED, JSON_U64, qid, NULL) < 0
-      || read_text (&c, o, "answer", NULL, ASK_WORD_MAX + 1, answers, &index) < 0)
+  if (len > 0 && line[len - 1] == '\n')
+    len--;
+  r.end = line + len;
+  if (len + 1 > ASK_LINE_MAX)
+    return fail (&r, "line longer than 2048 bytes");
+  if (memchr (line, '\n', len))
+    return fail (&r, "more than one line");
+  if (memchr (line, '\0', len))
+    return fail (&r, "a NUL byte");
+  if (read_object (&r, &f) < 0)
     return -1;
-  *a = (enum ask_answer) index;
+  if (!f.has_qid)
+    return fail (&r, "qid: missing");
+  if (f.answer < 0)
+    return fail (&r, "answer: missing");
+  *qid = f.qid;
+  *a = (enum ask_answer) f.answer;
   return 0;
 }

@@ -15,7 +15,9 @@
  * reads, `agentrt approve` the other way round); parsing refuses what is
  * not exactly that: unknown types and answers, missing or mistyped
  * fields, numbers out of range, fields too long for their buffer.
- * Unknown extra members are ignored (a newer peer may add some). */
+ * Unknown extra members are ignored (a newer peer may add some; in an
+ * answer only with a string, number, true, false or null value: the
+ * sidecar reads answers by hand, without yajl). */
 #ifndef AGENTRT_OCI_ASK_LINE_H
 #define AGENTRT_OCI_ASK_LINE_H
 

@@ -5,6 +5,7 @@
 noinst_LIBRARIES += liboci.a
 liboci_a_SOURCES = \
 	oci/ask_line.c oci/ask_line.h \
+	oci/ask_msg.c \
 	oci/config.h \
 	oci/config_parse.h \
 	oci/config_parse.c \

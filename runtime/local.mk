@@ -41,6 +41,7 @@ libruntime_a_SOURCES = \
 	runtime/monitor.c runtime/monitor.h \
 	runtime/monitor_duties.c runtime/monitor_duties.h \
 	runtime/monitor_sidecar.c runtime/monitor_sidecar.h \
+	runtime/approver_connect.c runtime/approver_connect.h \
 	runtime/mount_idmap.c runtime/mount_idmap.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \

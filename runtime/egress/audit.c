@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/io.h"
+#include "ask_table.h"
 #include "egress.h"
 #include "oci/json_writer.h"
 #include "runtime/fault.h"
@@ -199,6 +200,8 @@ audit_write (struct conn *c)
   json_kv_string (w, "addr", have_addr ? addr : NULL);
   json_kv_string (w, "decision", c->decision ? c->decision : "deny");
   json_kv_string (w, "reason", c->reason ? c->reason : "ok");
+  if (c->asked)
+    json_kv_string (w, "ask", c->asked);
   json_kv_uint (w, "bytes_up", c->bytes_up);
   json_kv_uint (w, "bytes_down", c->bytes_down);
   json_kv_uint (w, "duration_ms", eg->now_ms - c->start_ms);
@@ -240,4 +243,35 @@ audit_dns (struct egress *eg, const char *proto, const char *name, const char *t
     audit_failed (eg, errno);
   free (line);
   return r;
+}
+
+void
+audit_ask (struct egress *eg, const struct ask_pending *q, const char *answer,
+           uid_t approver_uid)
+{
+  struct json_writer *w;
+  size_t len;
+  char *line;
+
+  if (eg->opt.audit_fd < 0)
+    return;
+  if (!audit_ready (eg))
+    {
+      eg->audit_lost++;
+      return;
+    }
+  w = begin (&eg->opt, &q->start_rt, "ask");
+  json_kv_uint (w, "qid", q->qid);
+  json_kv_string (w, "proto", q->proto);
+  json_kv_string (w, "via", q->via);
+  json_kv_string (w, "host", q->host);
+  json_kv_uint (w, "port", q->port);
+  json_kv_string (w, "answer", answer);
+  json_kv_uint (w, "approver_uid", approver_uid);
+  json_kv_uint (w, "wait_ms", eg->now_ms - q->start_ms);
+  json_kv_uint (w, "held", q->held);
+  line = json_writer_finish_line (w, &len);
+  if (write_line (eg, line, len) < 0)
+    audit_failed (eg, errno);
+  free (line);
 }

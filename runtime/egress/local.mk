@@ -63,6 +63,7 @@ tests_unit_test_egress_socks5_LDADD = $(EGRESS_UNIT_LDADD)
 
 pkglibexec_PROGRAMS = agentrt-egress
 agentrt_egress_SOURCES = \
+	runtime/egress/ask.c runtime/egress/ask.h \
 	runtime/egress/audit.c \
 	runtime/egress/conn.c \
 	runtime/egress/egress.c runtime/egress/egress.h \
@@ -86,6 +87,7 @@ TESTS += tests/egress/run.sh
 EXTRA_DIST += docs/egress.md \
 	tests/egress/run.sh tests/egress/launch.py tests/egress/server.py \
 	tests/egress/client.py tests/egress/dns_server.py \
+	tests/egress/ask.sh tests/egress/approver.py \
 	tests/egress/packages \
 	tests/fuzz/fuzz-http.c tests/fuzz/fuzz-socks5.c tests/fuzz/fuzz-allowlist.c \
 	tests/fuzz/fuzz-peek.c tests/fuzz/fuzz-dns-query.c tests/fuzz/fuzz-ask-answer.c \

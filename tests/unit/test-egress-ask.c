@@ -60,8 +60,22 @@ test_answer_hostile (void)
   expect_answer_error ("{\"qid\":\"1\",\"answer\":\"deny\"}", "qid");
   expect_answer_error ("{\"qid\":1,\"answer\":\"deny\"}\n{\"qid\":2,\"answer\":\"deny\"}",
                        "more than one line");
-  expect_answer_error ("{\"qid\":1,\"answer\":\"deny\"} x", "approver answer");
-  expect_answer_error ("{\"qid\":1,\"answer\":\"de\\u0000ny\"}", "approver answer");
+  expect_answer_error ("{\"qid\":1,\"answer\":\"deny\"} x", "trailing bytes");
+  expect_answer_error ("{\"qid\":1,\"answer\":\"deny\",\"x\":[1]}", "nested values are not accepted");
+  expect_answer_error ("{\"qid\":1,\"answer\":\"deny\",\"x\":{}}", "nested values are not accepted");
+  expect_answer_error ("{\"qid\":01,\"answer\":\"deny\"}", "malformed number");
+  expect_answer_error ("{\"qid\":1e2,\"answer\":\"deny\"}", "qid: expected a whole number");
+  expect_answer_error ("{\"qid\":1,\"answer\":\"deny\",}", "expected a member name");
+  expect_answer_error ("{\"qid\":1,\"answer\":\"deny\"", "expected a comma");
+  expect_answer_error ("{\"qid\":1 \"answer\":\"deny\"}", "expected a comma");
+  expect_answer_error ("{\"qid\":1,\"answer\":\"d\\x\"}", "malformed string");
+  expect_answer_error ("{\"qid\":1,\"answer\":\"d\\u00\"}", "malformed string");
+  expect_answer_error ("{\"qid\":1,\"answer\":\"d\tx\"}", "malformed string");
+  expect_answer_error ("{\"qid\":1,\"answer\":\"allow-once-and-then-some-more-bytes\"}",
+                       "answer: unknown value");
+  expect_answer_error ("{\"qid\":1,\"answer\":tru}", "malformed value");
+  expect_answer_error ("{\"qid\":1,\"answer\":\"deny\"}}", "trailing bytes");
+  expect_answer_error ("{\"qid\":1,\"answer\":\"de\\u0000ny\"}", "malformed string");
   {
     /* a NUL byte inside the line itself */
     static const char nul[] = "{\"qid\":1,\"answer\":\"deny\"}\0garbage";
@@ -94,8 +108,10 @@ test_answer_accepted (void)
   line = "{\"qid\":7,\"answer\":\"allow-once\"}\n";
   CHECK (ask_answer_parse (line, strlen (line), &qid, &a, &err) == 0);
   CHECK (qid == 7 && a == ASK_ALLOW_ONCE);
-  /* members in another order, an unknown one ignored, the last repeat wins */
-  line = "{\"why\":[1,{}],\"answer\":\"deny\",\"qid\":3,\"answer\":\"allow-always\"}";
+  /* members in another order, unknown ones ignored, the last repeat wins,
+   * whitespace and escapes */
+  line = " { \"why\" : \"\\u00e9\\n\" , \"n\":-1.5e3,\"b\":true,\"z\":null,\"answer\":\"deny\","
+         "\"qid\":3,\"ans\\u0077er\":\"allow-always\"}\r";
   CHECK (ask_answer_parse (line, strlen (line), &qid, &a, &err) == 0);
   CHECK (qid == 3 && a == ASK_ALLOW_ALWAYS);
   for (int i = ASK_ALLOW_ONCE; i <= ASK_DENY; i++)
