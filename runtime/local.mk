@@ -17,6 +17,7 @@ libruntime_a_SOURCES = \
 	runtime/cli/cmd_create.c runtime/cli/cmd_create_options.c \
 	runtime/cli/cmd_create_options.h runtime/cli/cmd_list.c runtime/cli/cmd_run.c \
 	runtime/cli/cmd_simple.c runtime/cli/commands.h \
+	runtime/cli/cmd_approve.c \
 	runtime/cli/cmd_audit.c runtime/cli/cmd_events.c runtime/cli/cmd_exec.c \
 	runtime/cli/cmd_features.c runtime/cli/cmd_pause.c runtime/cli/cmd_policy.c \
 	runtime/cli/cmd_ps.c runtime/cli/cmd_spec.c runtime/cli/cmd_update.c \

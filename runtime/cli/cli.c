@@ -46,6 +46,7 @@ static const struct
   { "features", cmd_features, "print what this runtime supports" },
   { "policy", cmd_policy, "policy explain: what hardening does to a bundle" },
   { "audit", cmd_audit, "print a container's audit trail, or a summary of all" },
+  { "approve", cmd_approve, "answer the sidecars' questions about egress (egress.ask)" },
 };
 
 static void
