@@ -113,6 +113,21 @@ audit_failed (struct egress *eg, int error)
        "connection is relayed until it can\n", strerror (error));
 }
 
+/* Writes w's line (and frees it); a line that cannot be written puts the
+ * proxy in audit-failed mode.  -1 then. */
+static int
+emit (struct egress *eg, struct json_writer *w)
+{
+  size_t len;
+  char *line = json_writer_finish_line (w, &len);
+  int r = write_line (eg, line, len);
+
+  if (r < 0)
+    audit_failed (eg, errno);
+  free (line);
+  return r;
+}
+
 bool
 audit_ready (struct egress *eg)
 {
@@ -174,8 +189,6 @@ audit_write (struct conn *c)
   char host[HOST_NAME_MAX_LEN + 1], addr[NETADDR_STR_LEN];
   bool have_host = c->host.is_addr || c->host.name[0];
   bool have_addr = c->naddrs > 0;
-  size_t len;
-  char *line;
 
   if (eg->opt.audit_fd < 0)
     return;
@@ -205,10 +218,7 @@ audit_write (struct conn *c)
   json_kv_uint (w, "bytes_up", c->bytes_up);
   json_kv_uint (w, "bytes_down", c->bytes_down);
   json_kv_uint (w, "duration_ms", eg->now_ms - c->start_ms);
-  line = json_writer_finish_line (w, &len);
-  if (write_line (eg, line, len) < 0)
-    audit_failed (eg, errno);
-  free (line);
+  emit (eg, w);
 }
 
 int
@@ -217,9 +227,6 @@ audit_dns (struct egress *eg, const char *proto, const char *name, const char *t
 {
   struct json_writer *w;
   struct timespec now;
-  size_t len;
-  char *line;
-  int r;
 
   if (eg->opt.audit_fd < 0)
     return 0;
@@ -237,12 +244,7 @@ audit_dns (struct egress *eg, const char *proto, const char *name, const char *t
   json_kv_string (w, "reason", reason);
   json_kv_uint (w, "answers", answers);
   json_kv_uint (w, "ttl", ttl);
-  line = json_writer_finish_line (w, &len);
-  r = write_line (eg, line, len);
-  if (r < 0)
-    audit_failed (eg, errno);
-  free (line);
-  return r;
+  return emit (eg, w);
 }
 
 void
@@ -250,8 +252,6 @@ audit_ask (struct egress *eg, const struct ask_pending *q, const char *answer,
            uid_t approver_uid)
 {
   struct json_writer *w;
-  size_t len;
-  char *line;
 
   if (eg->opt.audit_fd < 0)
     return;
@@ -270,8 +270,5 @@ audit_ask (struct egress *eg, const struct ask_pending *q, const char *answer,
   json_kv_uint (w, "approver_uid", approver_uid);
   json_kv_uint (w, "wait_ms", eg->now_ms - q->start_ms);
   json_kv_uint (w, "held", q->held);
-  line = json_writer_finish_line (w, &len);
-  if (write_line (eg, line, len) < 0)
-    audit_failed (eg, errno);
-  free (line);
+  emit (eg, w);
 }

@@ -1,139 +1,15 @@
-/* Unit tests of egress.ask (runtime/policy/egress_ask.h, oci/policy_ask.c):
- * the policy file's field and its bounds, the annotation that may only
- * turn asking off, the directive and its change, the round trip through
- * the written policy and the stored directives.  Hostile values first. */
+/* Unit tests of egress.ask (runtime/policy/egress_ask.h): the annotation
+ * that may only turn asking off, the directive and its change.  The
+ * policy file's field is test-policy-file's (test_ask_*). */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "oci/policy_file.h"
 #include "runtime/policy/annotations.h"
 #include "runtime/policy/egress_ask.h"
 #include "unit.h"
-
-/* The error of parsing text as a policy file (malloc'd), NULL if none. */
-static char *
-parse (const char *text, struct agent_policy *out)
-{
-  agentrt_error_t err = NULL;
-  char *msg = NULL;
-
-  if (policy_file_parse (text, strlen (text), "policy.json", out, &err) < 0)
-    msg = xstrdup (err->msg);
-  agentrt_error_release (&err);
-  return msg;
-}
-
-static void
-expect_error (const char *text, const char *needle)
-{
-  struct agent_policy p;
-  char *msg = parse (text, &p);
-
-  if (msg == NULL)
-    {
-      fprintf (stderr, "accepted: %s\n", text);
-      policy_release (&p);
-    }
-  CHECK_CONTAINS (msg, needle);
-  free (msg);
-}
-
-static void
-test_policy_hostile (void)
-{
-  char long_path[200];
-
-  expect_error ("{\"egress\":{\"ask\":{}}}", "egress.ask.socket");
-  expect_error ("{\"egress\":{\"ask\":true}}", "egress.ask: expected an object");
-  expect_error ("{\"egress\":{\"ask\":\"/run/a.sock\"}}", "egress.ask");
-  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"run/a.sock\"}}}",
-                "egress.ask.socket: expected an absolute path");
-  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/run/a\\u0001.sock\"}}}",
-                "egress.ask.socket: holds a control character");
-  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/run/a\\u0000b\"}}}", "egress.ask");
-  memset (long_path, 'a', sizeof long_path);
-  long_path[0] = '/';
-  long_path[108] = '\0';
-  {
-    char *text = xasprintf ("{\"egress\":{\"ask\":{\"socket\":\"%s\"}}}", long_path);
-    expect_error (text, "egress.ask.socket: longer than a unix socket address holds");
-    free (text);
-  }
-  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"timeout\":0}}}",
-                "egress.ask.timeout");
-  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"timeout\":\"11m\"}}}",
-                "egress.ask.timeout: expected 1 s to 10 min");
-  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"timeout\":-1}}}", "egress.ask.timeout");
-  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"timeout\":\"soon\"}}}",
-                "egress.ask.timeout: expected a duration");
-  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"maxPending\":0}}}",
-                "egress.ask.maxPending: expected 1 to 256");
-  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"maxPending\":257}}}",
-                "egress.ask.maxPending");
-  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"maxPending\":1e3}}}",
-                "egress.ask.maxPending");
-  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"sockt\":\"/b\"}}}",
-                "egress.ask.sockt: unknown field (did you mean socket?)");
-}
-
-static void
-test_policy_values (void)
-{
-  struct agent_policy p;
-  char *msg;
-
-  /* off by default, with the documented defaults for when it is on */
-  CHECK ((msg = parse ("{}", &p)) == NULL);
-  CHECK (p.egress_ask.socket == NULL);
-  CHECK (p.egress_ask.timeout == 30 && p.egress_ask.max_pending == 16);
-  policy_release (&p);
-  CHECK ((msg = parse ("{\"egress\":{\"ask\":null}}", &p)) == NULL);
-  CHECK (p.egress_ask.socket == NULL);
-  policy_release (&p);
-  CHECK ((msg = parse ("{\"egress\":{\"ask\":{\"socket\":\"/run/agentrt-approve.sock\"}}}",
-                       &p)) == NULL);
-  CHECK_STR_EQ (p.egress_ask.socket, "/run/agentrt-approve.sock");
-  CHECK (p.egress_ask.timeout == 30 && p.egress_ask.max_pending == 16);
-  policy_release (&p);
-  CHECK ((msg = parse ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"timeout\":\"2m\","
-                       "\"maxPending\":256}}}", &p)) == NULL);
-  CHECK (p.egress_ask.timeout == 120 && p.egress_ask.max_pending == 256);
-  policy_release (&p);
-  free (msg);
-}
-
-/* The written policy reads back equal (the hardening record stores it). */
-static void
-test_round_trip (void)
-{
-  struct agent_policy p, q;
-  struct json_writer *w;
-  char *text, *msg;
-  size_t len;
-
-  CHECK ((msg = parse ("{\"egress\":{\"ask\":{\"socket\":\"/s\",\"timeout\":7,"
-                       "\"maxPending\":3}}}", &p)) == NULL);
-  w = json_writer_new (false);
-  policy_file_write_json (&p, w);
-  text = json_writer_finish (w, &len);
-  CHECK_CONTAINS (text, "\"ask\":{\"socket\":\"/s\",\"timeout\":7,\"maxPending\":3}");
-  CHECK ((msg = parse (text, &q)) == NULL);
-  CHECK_STR_EQ (q.egress_ask.socket, "/s");
-  CHECK (q.egress_ask.timeout == 7 && q.egress_ask.max_pending == 3);
-  free (text);
-  policy_release (&q);
-  policy_release (&p);
-  policy_init_defaults (&p);
-  w = json_writer_new (false);
-  policy_file_write_json (&p, w);
-  text = json_writer_finish (w, &len);
-  CHECK_CONTAINS (text, "\"ask\":null");
-  free (text);
-  policy_release (&p);
-}
 
 static char *
 annotate (const char *value, bool *off)
@@ -212,9 +88,6 @@ test_harden (void)
 int
 main (void)
 {
-  RUN_TEST (test_policy_hostile);
-  RUN_TEST (test_policy_values);
-  RUN_TEST (test_round_trip);
   RUN_TEST (test_annotation);
   RUN_TEST (test_harden);
   return UNIT_EXIT ();
