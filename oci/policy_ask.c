@@ -38,6 +38,16 @@ read_timeout (const struct json_ctx *c, const struct json_node *o,
   return checked (c, p, "timeout", egress_ask_check_timeout (*out));
 }
 
+/* Whether obj has the member key at all (json_member says NULL for null). */
+static bool
+present (const struct json_node *obj, const char *key)
+{
+  for (uint32_t i = 0; i < obj->len; i++)
+    if (strcmp (obj->u.items[i].key, key) == 0)
+      return true;
+  return false;
+}
+
 int
 policy_ask_parse (const struct json_ctx *c, const struct json_node *obj,
                   const struct json_path *up, const char *key,
@@ -53,6 +63,8 @@ policy_ask_parse (const struct json_ctx *c, const struct json_node *obj,
   egress_ask_defaults (&a);
   if (json_member_of_type (c, obj, up, key, JSON_OPTIONAL, JSON_OBJECT, &o) < 0)
     return -1;
+  if (o == NULL && !present (obj, key))
+    return 0; /* absent: as it was (a policy read over another keeps it) */
   if (o == NULL)
     {
       egress_ask_release (ask);

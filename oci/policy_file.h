@@ -7,6 +7,7 @@
 #ifndef AGENTRT_OCI_POLICY_FILE_H
 #define AGENTRT_OCI_POLICY_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../common/error.h"
@@ -41,8 +42,8 @@ void policy_file_write_json (const struct agent_policy *policy,
 int policy_file_check_members (const struct json_ctx *c, const struct json_node *obj,
                                const struct json_path *p, const char *const *known);
 
-/* The egress.ask object (oci/policy_ask.c) of obj's member `key`: absent
- * or null turns asking off. */
+/* The egress.ask object (oci/policy_ask.c) of obj's member `key`: null
+ * turns asking off, absent leaves *ask as it is. */
 int policy_ask_parse (const struct json_ctx *c, const struct json_node *obj,
                       const struct json_path *up, const char *key,
                       struct egress_ask_policy *ask);
@@ -58,5 +59,13 @@ int policy_file_load (const char *path, struct agent_policy *policy,
  * it is an error. */
 int policy_file_load_default (const char *path, struct agent_policy *policy,
                               agentrt_error_t *err);
+
+/* A second file read over *policy (the admin's, already loaded): each
+ * field it names replaces or extends that value as it would in one file
+ * (lists of paths, patterns and devices and egress.allow are appended
+ * to).  A missing file changes nothing (*found false).  What such a file
+ * may change is runtime/policy/policy_layer.h's to judge. */
+int policy_file_load_over (const char *path, struct agent_policy *policy,
+                           bool *found, agentrt_error_t *err);
 
 #endif

@@ -46,8 +46,7 @@ decide_network (struct create_ctx *ctx)
       return;
     }
   d->net_facts.local_monitor = ctx->req->local_monitor;
-  d->net = net_plan_decide (&d->net_facts);
-  ctx->net = d->net;
+  ctx->net = net_plan_decide (&d->net_facts);
 }
 
 /* What the hardening decided beyond the OCI config, for the init. */

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "runtime/cgroup/cgroup.h"
+#include "runtime/idmap.h"
 #include "runtime/init.h"
 #include "runtime/namespaces.h"
 
@@ -55,6 +56,7 @@ struct create_plan
   const struct seccomp_program *seccomp_list[2];
   struct hook_set prestart;
   struct hook_set create_runtime;
+  struct idmap_plan idmap; /* a new user namespace's maps: who writes them */
 };
 
 int create_plan_build (const struct oci_config *config,

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/error.h"
 #include "oci/config.h"
@@ -53,6 +54,21 @@ struct host_mount
 {
   char *path;             /* canonical host path of the mount point */
   const char *special_fs; /* as in struct host_node */
+};
+
+/* A runtime run by a user other than root (runtime/rootless.h gathers
+ * it; runtime/policy/unprivileged.h judges with it). */
+struct host_runtime
+{
+  uint32_t uid, gid; /* its effective ids: what the sidecar runs as */
+  /* A cgroup of the container's own can be made: a delegated cgroup v2
+   * subtree this user may write.  Its controllers ("cpu memory pids")
+   * are the limits it can enforce. */
+  bool cgroup;
+  struct str_list controllers;
+  /* Why there is none (or why a controller may be missing), for
+   * errors and the change list. */
+  char *cgroup_why;
 };
 
 struct host_view
@@ -101,6 +117,9 @@ struct host_view
    * root, audit directory) that no mount may expose. */
   const struct str_list *homes;
   const struct str_list *private_dirs;
+
+  /* Who runs the runtime when it is not root (NULL: root). */
+  const struct host_runtime *runtime;
 };
 
 void host_dirents_free (struct host_dirent *entries, size_t n);
