@@ -38,6 +38,10 @@ struct create_plan_options
   unsigned long long ephemeral_size;
   const struct net_plan *net;
   bool hardened;         /* no fallback around the exec stub */
+  /* the runtime is not root of the host (runtime/rootless.h): mknod(2)
+   * needs CAP_MKNOD in the initial user namespace, so the device nodes
+   * are bound from the host's, as in a user namespace of the bundle's */
+  bool no_mknod;
 };
 
 struct create_plan

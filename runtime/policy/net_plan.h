@@ -44,6 +44,10 @@ struct net_inputs
                              bundle's */
   bool egress;            /* hardened: a sidecar (run.agentrt.egress=proxy) */
   bool userns;            /* the container has a user namespace */
+  bool runtime_userns;    /* the runtime is root of a user namespace that
+                             does not own its network namespace (rootless
+                             Podman's): it could not come back from
+                             another one */
   bool local_monitor;     /* `run` in the foreground is its own monitor */
   enum net_uplink uplink;
   bool transparent;       /* the policy's egress.transparent: every TCP
@@ -134,9 +138,9 @@ int net_bundle_ns_from_name (const char *name);
 int net_uplink_from_name (const char *name);
 
 /* "network": the facts (bundle, sharedAgentNamespace, hooks, engine, egress,
- * userNamespace, localMonitor, uplink, transparent) and, for the reader, the
- * plan they make (agent, outside, maker, rules), a member of the hardening's
- * directives. */
+ * userNamespace, runtimeUserNamespace, localMonitor, uplink, transparent)
+ * and, for the reader, the plan they make (agent, outside, maker, rules), a
+ * member of the hardening's directives. */
 void net_plan_write_json (const struct net_inputs *in, struct json_writer *w);
 
 #endif
