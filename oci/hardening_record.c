@@ -241,6 +241,8 @@ parse_directives (const struct json_ctx *c, const struct json_node *o,
                              &d->egress_allow) < 0
       || json_member_bool (c, o, p, "egressAllowBroad", JSON_REQUIRED,
                            &d->egress_allow_broad, NULL) < 0
+      /* absent in the records of containers made before issue 18 */
+      || policy_ask_parse (c, o, p, "egressAsk", &d->egress_ask) < 0
       || read_strings (c, o, p, "envKeep", &d->env_keep) < 0
       || json_member_int (c, o, p, "sidecarUid", JSON_REQUIRED, JSON_U32,
                           &d->sidecar_uid, NULL) < 0

@@ -21,8 +21,8 @@
 /* Refuses members of obj that are not in `known` (NULL-terminated): a
  * misspelt field must not silently leave a default in place.  The error
  * suggests the known field it is closest to (two edits at most). */
-static int
-check_members (const struct json_ctx *c, const struct json_node *obj,
+int
+policy_file_check_members (const struct json_ctx *c, const struct json_node *obj,
                const struct json_path *p, const char *const *known)
 {
   for (uint32_t i = 0; i < obj->len; i++)
@@ -52,7 +52,7 @@ section (const struct json_ctx *c, const struct json_node *root,
   if (json_member_of_type (c, root, NULL, key, JSON_OPTIONAL, JSON_OBJECT, out)
       < 0)
     return -1;
-  return *out ? check_members (c, *out, JSON_PATH_KEY (NULL, key), known) : 0;
+  return *out ? policy_file_check_members (c, *out, JSON_PATH_KEY (NULL, key), known) : 0;
 }
 
 /* A size: "512m" or a number of bytes, > 0. */
@@ -434,7 +434,7 @@ parse_egress (const struct json_ctx *c, const struct json_node *root,
 {
   static const char *const known[] = { "allow", "ceiling", "allowBroad",
                                        "publicSuffixList", "uplink",
-                                       "transparent", NULL };
+                                       "transparent", "ask", NULL };
   const struct json_node *o;
   const struct json_path *p = JSON_PATH_KEY (NULL, "egress");
   agentrt_error_t *err = c->err;
@@ -459,7 +459,8 @@ parse_egress (const struct json_ctx *c, const struct json_node *root,
     }
   if (member_absolute_path (c, o, p, "publicSuffixList",
                             &pol->public_suffix_list) < 0
-      || parse_uplink (c, o, p, pol) < 0)
+      || parse_uplink (c, o, p, pol) < 0
+      || policy_ask_parse (c, o, p, "ask", &pol->egress_ask) < 0)
     return -1;
   if (egress_policy_validate (pol, err) < 0)
     return agentrt_error_wrap (err, "%s", c->origin);
@@ -566,7 +567,7 @@ parse_root (const struct json_ctx *c, const struct json_node *root,
   uint32_t version = 1;
 
   if (json_expect (c, root, NULL, JSON_OBJECT) < 0
-      || check_members (c, root, NULL, known) < 0
+      || policy_file_check_members (c, root, NULL, known) < 0
       || json_member_int (c, root, NULL, "version", JSON_OPTIONAL, JSON_U32,
                           &version, NULL) < 0)
     return -1;

@@ -106,6 +106,7 @@ policy_file_write_json (const struct agent_policy *p, struct json_writer *w)
   json_kv_string (w, "publicSuffixList", p->public_suffix_list);
   json_kv_string (w, "uplink", net_uplink_name (p->egress_uplink));
   json_kv_bool (w, "transparent", p->egress_transparent);
+  egress_ask_write_json (&p->egress_ask, "ask", w);
   json_end_object (w);
   json_key (w, "seccomp");
   json_begin_object (w);

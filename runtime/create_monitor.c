@@ -35,6 +35,7 @@ create_start_monitor (struct create_ctx *ctx, agentrt_error_t *err)
     .uid = d->sidecar_uid,
     .gid = d->sidecar_gid,
     .busy_poll_us = d->sidecar_busy_poll_us,
+    .ask = &d->egress_ask,
   };
   struct monitor_request req = {
     .id = ctx->req->id,

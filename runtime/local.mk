@@ -17,6 +17,7 @@ libruntime_a_SOURCES = \
 	runtime/cli/cmd_create.c runtime/cli/cmd_create_options.c \
 	runtime/cli/cmd_create_options.h runtime/cli/cmd_list.c runtime/cli/cmd_run.c \
 	runtime/cli/cmd_simple.c runtime/cli/commands.h \
+	runtime/cli/cmd_approve.c \
 	runtime/cli/cmd_audit.c runtime/cli/cmd_events.c runtime/cli/cmd_exec.c \
 	runtime/cli/cmd_features.c runtime/cli/cmd_pause.c runtime/cli/cmd_policy.c \
 	runtime/cli/cmd_ps.c runtime/cli/cmd_spec.c runtime/cli/cmd_update.c \
@@ -42,6 +43,7 @@ libruntime_a_SOURCES = \
 	runtime/monitor.c runtime/monitor.h \
 	runtime/monitor_duties.c runtime/monitor_duties.h \
 	runtime/monitor_sidecar.c runtime/monitor_sidecar.h \
+	runtime/approver_connect.c runtime/approver_connect.h \
 	runtime/mount_idmap.c runtime/mount_idmap.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \

@@ -19,6 +19,7 @@
 
 #include "common/error.h"
 #include "runtime/netns.h"
+#include "runtime/policy/egress_ask.h"
 #include "runtime/policy/net_plan.h"
 
 /* The sidecar's settings (the hardening's egress directives). */
@@ -29,6 +30,9 @@ struct monitor_egress
   uid_t uid;
   gid_t gid;
   unsigned busy_poll_us;
+  /* Asking the approver: socket NULL when the container does not ask
+   * (runtime/policy/egress_ask.h). */
+  const struct egress_ask_policy *ask;
 };
 
 /* What the monitor is forked with, just before the init is cloned. */

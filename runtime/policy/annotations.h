@@ -41,6 +41,7 @@ struct harden_request
   struct str_list env_keep;     /* names */
   uint64_t lifetime;            /* seconds: policy's, or the annotation's */
   bool has_timeout;             /* lifetime came from run.agentrt.timeout */
+  bool ask_off;                 /* run.agentrt.egress.ask=off */
 };
 
 /* Parses the annotations.  Errors name the annotation, and for loosening

@@ -381,6 +381,9 @@ harden (struct oci_config *config, const struct agent_policy *policy,
                           &r.directives.sidecar_gid, &r.changes);
   harden_network (config, harden_namespaces (config, &r.changes), policy,
                   &r.directives, &r.changes);
+  egress_ask_harden (&policy->egress_ask, req.ask_off,
+                     r.directives.egress == HARDEN_EGRESS_PROXY,
+                     &r.directives.egress_ask, &r.changes);
   record_directives (&r.directives, &req, policy, &r.changes);
   harden_request_release (&req);
   *result = r;
@@ -400,6 +403,7 @@ harden_directives_release (struct harden_directives *d)
 {
   free (d->seccomp_profile);
   free (d->egress_allow);
+  egress_ask_release (&d->egress_ask);
   str_list_free (&d->env_keep);
   free (d->audit_dir);
   str_list_free (&d->required_masks);
@@ -431,6 +435,7 @@ harden_directives_write_json (const struct harden_directives *d,
   json_kv_string (w, "egress", harden_egress_name (d->egress));
   json_kv_string (w, "egressAllow", d->egress_allow);
   json_kv_bool (w, "egressAllowBroad", d->egress_allow_broad);
+  egress_ask_write_json (&d->egress_ask, "egressAsk", w);
   net_plan_write_json (&d->net_facts, w);
   write_list (w, "envKeep", &d->env_keep);
   json_kv_uint (w, "sidecarUid", d->sidecar_uid);

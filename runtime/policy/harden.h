@@ -57,6 +57,8 @@ struct harden_directives
    * be parsed with allowlist_parse (spec, egress_allow_broad). */
   char *egress_allow;
   bool egress_allow_broad;
+  /* Asking the approver (socket NULL: never; runtime/policy/egress_ask.h). */
+  struct egress_ask_policy egress_ask;
   /* The network: the facts its plan is decided from (the bundle's
    * namespace as the bundle asked, before the hardening added one; its
    * hooks; egress; the policy's uplink), completed by the runtime (a pod's

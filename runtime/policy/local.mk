@@ -10,6 +10,7 @@ libpolicy_a_SOURCES = \
 	runtime/policy/binds.c runtime/policy/binds.h \
 	runtime/policy/changes.c runtime/policy/changes.h \
 	runtime/policy/device_allow.c runtime/policy/device_allow.h \
+	runtime/policy/egress_ask.c runtime/policy/egress_ask.h \
 	runtime/policy/egress_policy.c runtime/policy/egress_policy.h \
 	runtime/policy/env_names.c runtime/policy/env_names.h \
 	runtime/policy/env_scrub.c runtime/policy/env_scrub.h \
@@ -36,6 +37,7 @@ POLICY_LIBS = libpolicyfile.a libpolicy.a libegress.a liboci.a libcommon.a \
 POLICY_TESTS = \
 	tests/unit/test-policy-env \
 	tests/unit/test-policy-annotations \
+	tests/unit/test-policy-ask \
 	tests/unit/test-policy-binds \
 	tests/unit/test-policy-harden \
 	tests/unit/test-policy-netplan \
@@ -52,6 +54,7 @@ EXTRA_DIST += tests/unit/policy-fakehost.h docs/policy.md \
 	tests/fuzz/corpus/policy tests/fuzz/corpus/annotations
 tests_unit_test_policy_env_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_annotations_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_ask_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_binds_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_harden_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_netplan_LDADD = $(POLICY_LIBS)

@@ -57,6 +57,7 @@ policy_init_defaults (struct agent_policy *policy)
   policy->public_suffix_list = xstrdup (POLICY_DEFAULT_PUBLIC_SUFFIX_LIST);
   policy->egress_uplink = NET_UPLINK_AUTO;
   policy->egress_transparent = true;
+  egress_ask_defaults (&policy->egress_ask);
   policy->seccomp_profile = xstrdup (POLICY_DEFAULT_SECCOMP_PROFILE);
   policy->sidecar_uid = 65534;
   policy->sidecar_gid = 65534;
@@ -77,6 +78,7 @@ policy_release (struct agent_policy *policy)
   free (policy->seccomp_profile);
   free (policy->public_suffix_list);
   free (policy->audit_dir);
+  egress_ask_release (&policy->egress_ask);
   memset (policy, 0, sizeof (*policy));
 }
 

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "runtime/egress/poll_window.h"
+#include "runtime/policy/egress_ask.h"
 #include "runtime/policy/net_plan.h"
 
 #ifndef AGENTRT_DATADIR
@@ -117,6 +118,10 @@ struct agent_policy
    * DNS query to its stub, so that programs that ignore proxy variables
    * are judged too.  false: proxy only (recorded). */
   bool egress_transparent;
+  /* Asking a person about a destination outside the allowlist
+   * (egress.ask, runtime/policy/egress_ask.h): off unless the policy names
+   * the approver's socket. */
+  struct egress_ask_policy egress_ask;
 
   /* The agent seccomp profile stacked on the bundle's filter.  NULL only
    * when the policy file disables it explicitly ("profile": null). */

@@ -171,7 +171,11 @@ check_egress (const struct agent_policy *a, const struct agent_policy *m,
                             "egress.uplink", err) < 0
       /* false: a program that ignores the proxy variables reaches nothing */
       || check_allow (a->egress_transparent, m->egress_transparent, origin,
-                      "egress.transparent", err) < 0)
+                      "egress.transparent", err) < 0
+      /* off (null) tightens; on, or another approver, loosens */
+      || (m->egress_ask.socket
+          && check_same_string (a->egress_ask.socket, m->egress_ask.socket, origin,
+                                "egress.ask", err) < 0))
     return -1;
   r = egress_policy_ceiling_within (&m->egress_ceiling, &a->egress_ceiling,
                                     &bad, err);

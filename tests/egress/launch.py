@@ -14,7 +14,9 @@ runtime's half; runtime/netns_rules.c), here with the `ip` and `nft`
 commands: default routes out of lo, and nftables rules that REDIRECT every
 DNS query (UDP and TCP port 53, any address) to the stub and every other
 TCP connection to a non-loopback address to the transparent listener, and
-drop every other packet that would leave lo."""
+drop every other packet that would leave lo.  With --approver PATH it
+connects to that unix socket (the policy's egress.ask) as the runtime's
+monitor does and passes the connection as --approver-fd."""
 import subprocess
 import argparse
 import ctypes
@@ -99,6 +101,7 @@ def main():
     p.add_argument("--transparent-port", type=int)
     p.add_argument("--dns-stub", action="store_true")
     p.add_argument("--redirect", action="store_true")
+    p.add_argument("--approver")
     args, extra = p.parse_known_args()
 
     tcp, udp = socket.SOCK_STREAM, socket.SOCK_DGRAM
@@ -121,6 +124,10 @@ def main():
         fds["--hosts-fd"] = os.open(args.hosts, os.O_RDONLY)
     if args.resolv_conf:
         fds["--resolv-conf-fd"] = os.open(args.resolv_conf, os.O_RDONLY)
+    if args.approver:
+        approver = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        approver.connect(args.approver)
+        fds["--approver-fd"] = approver.fileno()
     argv = [args.proxy, "--id", args.id, "--allow", args.allow]
     for opt, fd in fds.items():
         os.set_inheritable(fd, True)

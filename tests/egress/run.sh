@@ -781,6 +781,9 @@ else
   echo "# skip: $PROXY has no fault points (configure --enable-fault-injection)"
 fi
 
+# --- asking a person (issue 18) ---------------------------------------------------
+. "$HERE/ask.sh"
+
 if [ -s "$T/proxy.err" ]; then not_ok "no stderr from the proxies" "$(cat "$T/proxy.err")"
 else ok "no stderr from the proxies"; fi
 

@@ -111,6 +111,10 @@ test_loosening_refused (void)
   REFUSED (def, "{\"egress\":{\"uplink\":\"runtime\"}}", "egress.uplink");
   REFUSED ("{\"egress\":{\"transparent\":false}}",
            "{\"egress\":{\"transparent\":true}}", "egress.transparent");
+  /* asking a person: on, or another approver, loosens */
+  REFUSED (def, "{\"egress\":{\"ask\":{\"socket\":\"/home/u/yes.sock\"}}}", "egress.ask");
+  REFUSED ("{\"egress\":{\"ask\":{\"socket\":\"/run/a.sock\"}}}",
+           "{\"egress\":{\"ask\":{\"socket\":\"/home/u/yes.sock\"}}}", "egress.ask");
   REFUSED (def, "{\"seccomp\":{\"profile\":null}}", "seccomp.profile");
   REFUSED (def, "{\"seccomp\":{\"profile\":\"/tmp/open.json\"}}",
            "seccomp.profile");
@@ -164,6 +168,11 @@ test_tightening_passes (void)
                        "\"*.b.corp.example:22\"]}}"), "ok");
   CHECK_STR_EQ (judge ("{}", "{\"egress\":{\"uplink\":\"auto\"}}"), "ok");
   CHECK_STR_EQ (judge ("{}", "{\"egress\":{\"transparent\":false}}"), "ok");
+  /* asking off (null), or the admin's own approver with other waits */
+  CHECK_STR_EQ (judge ("{\"egress\":{\"ask\":{\"socket\":\"/run/a.sock\"}}}",
+                       "{\"egress\":{\"ask\":null}}"), "ok");
+  CHECK_STR_EQ (judge ("{\"egress\":{\"ask\":{\"socket\":\"/run/a.sock\"}}}",
+                       "{\"egress\":{\"ask\":{\"socket\":\"/run/a.sock\",\"timeout\":5}}}"), "ok");
   /* the user's own: where its trail goes, how its CPU is spent */
   CHECK_STR_EQ (judge ("{}", "{\"audit\":{\"dir\":\"/home/u/trail\"},"
                              "\"sidecar\":{\"busyPollMicroseconds\":0}}"), "ok");
