@@ -370,6 +370,36 @@ is_git_dir (const struct host_dirent *ents, size_t n)
   return seen == 15;
 }
 
+static void
+mask_socket (struct walk *w, const char *rel, const char *name)
+{
+  cleanup_free char *sub = rel[0] ? path_join (rel, name) : xstrdup (name);
+  cleanup_free char *container = path_join (w->kb->dest, sub);
+  binds_mask (w->ctx, container, "a unix socket in a bind mount");
+}
+
+/* The sockets of a git directory the walk does not go through (git's
+ * fsmonitor daemon listens at fsmonitor--daemon.ipc in it). */
+static int
+git_dir_sockets (struct walk *w, const char *gitdir, agentrt_error_t *err)
+{
+  cleanup_free char *dir = path_join (w->kb->canon, gitdir);
+  struct host_dirent *ents = NULL;
+  size_t n = 0;
+
+  if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0
+      || budget (w, n, dir, err) < 0)
+    {
+      host_dirents_free (ents, n);
+      return -1;
+    }
+  for (size_t i = 0; i < n; i++)
+    if (ents[i].kind == HOST_SOCKET)
+      mask_socket (w, gitdir, ents[i].name);
+  host_dirents_free (ents, n);
+  return 0;
+}
+
 /* The git directories inside a .git one: modules/NAME (submodules, which
  * nest) and worktrees/NAME. */
 static int
@@ -402,7 +432,9 @@ git_children (struct walk *w, const char *gitdir, unsigned depth,
           {
             cleanup_free char *sub = path_join (rel, ents[i].name);
             str_list_append (w->git, sub);
-            r = git_children (w, sub, depth + 1, err);
+            r = git_dir_sockets (w, sub, err);
+            if (r == 0)
+              r = git_children (w, sub, depth + 1, err);
           }
       host_dirents_free (ents, n);
       if (r < 0)
@@ -445,7 +477,8 @@ descend (struct walk *w, const char *rel, const struct host_dirent *ents,
         {
           if (w->kb->writable)
             str_list_append (w->git, sub);
-          if (git_children (w, sub, depth + 1, err) < 0)
+          if (git_dir_sockets (w, sub, err) < 0
+              || git_children (w, sub, depth + 1, err) < 0)
             return -1;
           continue;
         }
@@ -481,12 +514,7 @@ walk_dir (struct walk *w, const char *rel, unsigned depth,
     {
       r = credential_entries (w, rel, &ents[i], err);
       if (r == 0 && ents[i].kind == HOST_SOCKET)
-        {
-          cleanup_free char *sub = rel[0] ? path_join (rel, ents[i].name)
-                                          : xstrdup (ents[i].name);
-          cleanup_free char *container = path_join (w->kb->dest, sub);
-          binds_mask (w->ctx, container, "a unix socket in a bind mount");
-        }
+        mask_socket (w, rel, ents[i].name);
     }
   if (r == 0 && w->kb->writable && is_home (w, dir, ents, n))
     str_list_append (w->homes, rel);

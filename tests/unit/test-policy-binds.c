@@ -80,6 +80,9 @@ static const struct fake_node host_nodes[] = {
   { "/srv/proj/.git/modules/lib/config", 'f', NULL },
   { "/srv/proj/.git/modules/lib/hooks/x", 'f', NULL },
   { "/srv/proj/sub/.git/HEAD", 'f', NULL },
+  /* git's fsmonitor daemon listens in the git directory */
+  { "/srv/proj/sub/.git/fsmonitor--daemon.ipc", 's', NULL },
+  { "/srv/proj/.git/modules/lib/fsmonitor--daemon.ipc", 's', NULL },
   { "/srv/proj/sub/.git/config", 'f', NULL },
   { "/srv/bare.git/HEAD", 'f', NULL },
   { "/srv/bare.git/config", 'f', NULL },
@@ -798,11 +801,15 @@ test_writable_git (void)
   CHECK (!has_option (c, "/src", "ro"));
   oci_config_free (c);
 
-  /* read-only: nothing to protect */
+  /* read-only: nothing to protect; the sockets in git directories (the
+   * fsmonitor daemon's, of a repository and of a submodule) are masked
+   * either way */
   c = new_config ();
   bind_ro (c, "/srv/proj", "/src");
   CHECK (run (c, NULL, &err) == 0);
   CHECK (dir.protected_paths.len == 0);
+  CHECK (masked (c, "/src/sub/.git/fsmonitor--daemon.ipc"));
+  CHECK (masked (c, "/src/.git/modules/lib/fsmonitor--daemon.ipc"));
   oci_config_free (c);
 }
 
