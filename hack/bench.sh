@@ -165,28 +165,16 @@ cc -D_GNU_SOURCE -O2 -Wall -o "$T/netbench" "$HERE/bench/netbench.c"
 # annotations.
 mkbundle "$T/bundle" "$AGENTRT"
 jq '.ociVersion = "1.0.2"' "$T/bundle/config.json" >"$T/base.json"
-bundle () # NAME JQ-FILTER [JQ-ARGS...]
-{
-  local name=$1 filter=$2
-  shift 2
-  mkdir -p "$T/$name"
-  jq --arg rootfs "$T/bundle/rootfs" "$@" "$filter | .root.path = \$rootfs" \
-    "$T/base.json" >"$T/$name/config.json"
-}
+bundle () { bench_bundle "$T" "$@"; } # NAME JQ-FILTER [JQ-ARGS...]
 bundle true '.process.args = ["/bin/true"]'
 bundle true-none '.process.args = ["/bin/true"] | .annotations["run.agentrt.egress"] = "none"'
 bundle sleep '.process.args = ["sleep", "100000"]'
 # What engines bind into every container, and a work directory.
-mkdir -p "$T/engine-files" "$T/work"
-printf 'nameserver 192.0.2.53\n' >"$T/engine-files/resolv.conf"
-printf '127.0.0.1 localhost\n' >"$T/engine-files/hosts"
-printf 'bench\n' >"$T/engine-files/hostname"
+bench_engine_files "$T/engine-files"
+mkdir -p "$T/work"
 cp -r "$AGENTRT_TOP/docs" "$AGENTRT_TOP/runtime" "$AGENTRT_TOP/tests" "$T/work/"
-bundle true-binds '.process.args = ["/bin/true"]
-  | .mounts += [{destination: "/etc/resolv.conf", type: "bind", source: ($e + "/resolv.conf"), options: ["rbind", "ro"]},
-      {destination: "/etc/hosts", type: "bind", source: ($e + "/hosts"), options: ["rbind", "ro"]},
-      {destination: "/etc/hostname", type: "bind", source: ($e + "/hostname"), options: ["rbind", "ro"]},
-      {destination: "/work", type: "bind", source: $w, options: ["rbind", "rw"]}]' \
+bundle true-binds ".process.args = [\"/bin/true\"] | $BENCH_ENGINE_BINDS
+  | .mounts += [{destination: \"/work\", type: \"bind\", source: \$w, options: [\"rbind\", \"rw\"]}]" \
   --arg e "$T/engine-files" --arg w "$T/work"
 bundle sleep-none '.process.args = ["sleep", "100000"] | .annotations["run.agentrt.egress"] = "none"'
 # Joining a network namespace by path, as CRI and Podman's CNI hand it

@@ -299,7 +299,7 @@ test_host_view_failure (void)
   struct harden_result r;
   agentrt_error_t err = NULL;
 
-  CHECK (run (c, &r, "/home/u/.ssh", &err) < 0);
+  CHECK (run (c, &r, "/home/u/.config", &err) < 0);
   CHECK_CONTAINS (err ? err->msg : NULL, "mounts[10] (`/home/u`)");
   CHECK (r.changes.len == 0);
   agentrt_error_release (&err);
