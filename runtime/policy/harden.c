@@ -330,6 +330,7 @@ harden (struct oci_config *config, const struct agent_policy *policy,
 {
   struct harden_request req;
   struct harden_result r;
+  enum net_bundle_ns bundle_ns;
 
   memset (result, 0, sizeof (*result));
   memset (&r, 0, sizeof (r));
@@ -364,8 +365,15 @@ harden (struct oci_config *config, const struct agent_policy *policy,
   if (host->runtime)
     unprivileged_sidecar (host->runtime, &r.directives.sidecar_uid,
                           &r.directives.sidecar_gid, &r.changes);
-  harden_network (config, harden_namespaces (config, &r.changes), policy,
-                  &r.directives, &r.changes);
+  bundle_ns = harden_namespaces (config, &r.changes);
+  if (userns_auto_harden (config, policy, host->runtime != NULL,
+                          &r.directives.userns, &r.changes, err) < 0)
+    {
+      harden_request_release (&req);
+      harden_result_release (&r);
+      return -1;
+    }
+  harden_network (config, bundle_ns, policy, &r.directives, &r.changes);
   record_directives (&r.directives, &req, policy, &r.changes);
   harden_request_release (&req);
   *result = r;
@@ -417,6 +425,7 @@ harden_directives_write_json (const struct harden_directives *d,
   json_kv_string (w, "egressAllow", d->egress_allow);
   json_kv_bool (w, "egressAllowBroad", d->egress_allow_broad);
   net_plan_write_json (&d->net_facts, w);
+  json_kv_string (w, "userns", harden_userns_name (d->userns));
   write_list (w, "envKeep", &d->env_keep);
   json_kv_uint (w, "sidecarUid", d->sidecar_uid);
   json_kv_uint (w, "sidecarGid", d->sidecar_gid);

@@ -725,8 +725,10 @@ test_renderings (void)
   CHECK_CONTAINS (json, "\"directives\":{\"rootfs\":\"readonly\"");
   CHECK_CONTAINS (json, "\"egress\":\"proxy\",\"egressAllow\":\"\"");
   CHECK_CONTAINS (json, "\"network\":{\"bundle\":\"new\"");
+  /* a user namespace (the default): the init makes the agent's network */
   CHECK_CONTAINS (json, "\"agent\":\"own\",\"outside\":\"runtime\","
-                        "\"maker\":\"monitor\"},\"envKeep\":[]");
+                        "\"maker\":\"init\"},\"userns\":\"auto\","
+                        "\"envKeep\":[]");
   CHECK (strstr (json, "wJalrXUtnFEMI") == NULL);
   free (json);
   free (text);
