@@ -12,6 +12,7 @@
 #include "runtime/audit.h"
 #include "runtime/cloned_binary.h"
 #include "runtime/fault.h"
+#include "runtime/idrange_store.h"
 #include "runtime/shared_netns.h"
 #include "runtime/seccomp/seccomp_cache.h"
 
@@ -62,6 +63,7 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
   po->extra_seccomp = ctx->hardening.agent_seccomp;
   po->hardened = true;
   po->judged = &ctx->hardening.view;
+  po->userns_auto = d->userns == HARDEN_USERNS_AUTO;
   po->required_masks = &d->required_masks;
   po->protected_paths = &d->protected_paths;
   po->protected_dirs = &d->protected_dirs;
@@ -106,6 +108,29 @@ listen_fds (char **env)
   return n;
 }
 
+/* The container's own user namespace (docs/userns.md): a range
+ * allocated under --root, the maps set, released by the rollback. */
+static int
+allocate_userns (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  struct hardening *h = &ctx->hardening;
+  uint32_t uid, gid;
+
+  if (!h->enforced || h->result.directives.userns != HARDEN_USERNS_AUTO)
+    return 0;
+  if (!state_id_valid (ctx->req->id))
+    return agentrt_error (err, 0, "invalid container id `%s`", ctx->req->id);
+  if (idrange_store_allocate (ctx->rt->root, ctx->req->id, &h->policy, &uid,
+                              &gid, err) < 0)
+    return -1;
+  ctx->rb.userns_root = ctx->rt->root;
+  ctx->rb.userns_id = ctx->req->id;
+  ctx->rb.userns_uid = uid;
+  fault_point ("create:userns");
+  userns_auto_map (ctx->config, uid, gid, &h->result.changes);
+  return 0;
+}
+
 static int
 create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
 {
@@ -127,6 +152,8 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   create_cgroup_request_init (ctx);
   decide_network (ctx);
   apply_directives (ctx, &po);
+  if (allocate_userns (ctx, err) < 0)
+    return -1;
   if (create_plan_build (ctx->config, &po, &ctx->plan, err) < 0)
     return -1;
   if (state_dir_create (ctx->rt->root, ctx->req->id, &ctx->rb.dir, err) < 0)
