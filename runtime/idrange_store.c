@@ -141,7 +141,6 @@ idrange_store_allocate (const char *root, const char *id,
       idrange_pool_release (&pool);
       return -1;
     }
-  fault_point ("userns:locked");
   r = store_read (root, dirfd, &t, err);
   if (r == 0)
     r = idrange_choose (&pool, &t, uid, gid, err);

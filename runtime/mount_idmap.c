@@ -81,9 +81,9 @@ mount_idmap_apply (struct mount_plan *plan, const struct mount_step *step,
   "userns.mode \"off\" runs without one)"
 
 static int
-set_idmap (int tree_fd, int userns_fd)
+set_idmap (int tree_fd, int userns_fd, uint64_t more)
 {
-  struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP,
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP | more,
                              .userns_fd = (unsigned long long) userns_fd };
   return mount_setattr (tree_fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
                         sizeof attr);
@@ -147,7 +147,7 @@ mount_idmap_auto (struct mount_plan *plan, const struct mount_auto_idmap *a,
                          st.st_gid, a, err);
       if (fd < 0)
         r = agentrt_error_wrap (err, "mounts[%zu] (`%s`)", i, s->destination);
-      else if (set_idmap (s->tree_fd, fd) < 0)
+      else if (set_idmap (s->tree_fd, fd, 0) < 0)
         r = agentrt_error (err, errno, "mounts[%zu] (`%s`): idmap the source "
                            "`%s`%s" AUTO_HINT, i, s->destination, s->source,
                            errno == EINVAL ? ": a filesystem that cannot be "
@@ -178,7 +178,9 @@ mount_idmap_rootfs (struct mount_plan *plan, const struct oci_config *config,
   if (tree < 0)
     return agentrt_error (err, errno, "root.path `%s`: copy it to idmap it",
                           path);
-  if (set_idmap (tree, plan->container_userns_fd) < 0)
+  /* nodev: the image's device nodes show as the container root's
+   * through the idmap; the container's devices are the host's, bound */
+  if (set_idmap (tree, plan->container_userns_fd, MOUNT_ATTR_NODEV) < 0)
     {
       int e = errno;
       close (tree);

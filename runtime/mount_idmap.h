@@ -42,7 +42,8 @@ int mount_idmap_auto (struct mount_plan *plan, const struct mount_auto_idmap *a,
 
 /* A recursive copy of the rootfs at `path`, idmapped with the container's
  * own mappings (image id k is container id k): the fd of the detached
- * tree, or -1 with an error naming root.path. */
+ * tree (nodev: the image's device nodes would be the container root's), or
+ * -1 with an error naming root.path. */
 int mount_idmap_rootfs (struct mount_plan *plan, const struct oci_config *config,
                         const char *path, agentrt_error_t *err);
 

@@ -353,8 +353,15 @@ harden (struct oci_config *config, const struct agent_policy *policy,
   r.directives.rootfs = harden_rootfs (config, req.rootfs, policy, &r.changes);
   tmpfs_harden (config, policy, r.directives.rootfs, &r.changes);
   harden_limits (config, policy, &r.changes);
-  kernel_surface_harden (config, policy, &r.changes);
-  fs_mounts_harden (config, &r.changes);
+  if (policy->test_kernel_surface_off)
+    change_add (&r.changes, CHANGE_KERNEL_PATH, "kernel interfaces and "
+                "devices as the bundle has them", "test build: "
+                "AGENTRT_FAULT_LAYER_OFF=kernel-surface");
+  else
+    {
+      kernel_surface_harden (config, policy, &r.changes);
+      fs_mounts_harden (config, &r.changes);
+    }
   if (host->runtime
       && unprivileged_limits (config, policy, host->runtime, &r.changes, err) < 0)
     {

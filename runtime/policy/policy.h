@@ -137,6 +137,12 @@ struct agent_policy
   uint32_t userns_pool_gid;
   uint32_t userns_pool_size;
 
+  /* Test builds only (runtime/fault.h, AGENTRT_FAULT_LAYER_OFF
+   * "kernel-surface"): the kernel interfaces and the device allowlist are
+   * left as the bundle has them, to show what the user namespace stops
+   * alone.  No policy file can set it. */
+  bool test_kernel_surface_off;
+
   /* The agent seccomp profile stacked on the bundle's filter.  NULL only
    * when the policy file disables it explicitly ("profile": null). */
   char *seccomp_profile;

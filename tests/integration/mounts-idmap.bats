@@ -8,16 +8,6 @@
 
 load helpers
 
-# The userns tests need the bundle reachable by the mapped root.
-open_bundle_path ()
-{
-  local d=$BUNDLE
-  while [[ $d == "$BATS_RUN_TMPDIR"* ]]; do
-    chmod a+x "$d"
-    d=$(dirname "$d")
-  done
-  chmod a+rx "$BUNDLE"
-}
 
 # with_userns: the container gets a user namespace, 0..65535 mapped to
 # 100000..165535 on the host.

@@ -104,17 +104,6 @@ print_ns_cmd='for n in mnt uts ipc net pid cgroup user; do echo "$n $(readlink /
   grep -Eq '^ *1 +sleep inf' <<<"$output" || fail "container a's init not visible: $output"
 }
 
-# The userns tests need the bundle reachable by the mapped root.
-open_bundle_path ()
-{
-  local d=$BUNDLE
-  while [[ $d == "$BATS_RUN_TMPDIR"* ]]; do
-    chmod a+x "$d"
-    d=$(dirname "$d")
-  done
-  chmod a+rx "$BUNDLE"
-}
-
 @test "namespaces: a user namespace with uid and gid mappings" {
   requires root userns
   open_bundle_path
