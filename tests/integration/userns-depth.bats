@@ -71,7 +71,8 @@ teardown ()
 
   hardening_policy '.userns.mode = "off"'
   run_ct sh -c "$script"
-  for d in /dev/loop0 /nodes/disk /nodes/kmsg; do
+  # (kmsg wants CAP_SYSLOG too, which the safe set lacks)
+  for d in /dev/loop0 /nodes/disk; do
     grep -q "^$d: ATTACK-OK" <<<"$output" || fail "without the user namespace, $d: $output"
   done
 
