@@ -96,7 +96,9 @@ store_read (const char *root, int dirfd, struct idrange_table *t,
   return 0;
 }
 
-/* Replaces the file with the live entries (a temporary, fsync, rename). */
+/* Replaces the file with the live entries (a temporary, renamed over it:
+ * a runtime killed meanwhile leaves the old file; no fsync: the entries
+ * describe processes, which a machine crash ends too). */
 static int
 store_write (const char *root, int dirfd, const struct idrange_table *t,
              agentrt_error_t *err)
@@ -111,7 +113,7 @@ store_write (const char *root, int dirfd, const struct idrange_table *t,
     fd = openat (wdir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
                  0600);
   if (fd < 0 || io_write_all (fd, text, strlen (text), NULL) < 0
-      || fsync (fd) < 0 || renameat (wdir, tmp, wdir, RANGES_FILE) < 0)
+      || renameat (wdir, tmp, wdir, RANGES_FILE) < 0)
     {
       int e = errno;
       if (wdir >= 0)
