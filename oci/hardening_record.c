@@ -199,6 +199,8 @@ parse_network (const struct json_ctx *c, const struct json_node *dir,
       || json_member_bool (c, o, p, "egress", JSON_REQUIRED, &in->egress, NULL) < 0
       || json_member_bool (c, o, p, "userNamespace", JSON_REQUIRED, &in->userns,
                            NULL) < 0
+      || json_member_bool (c, o, p, "runtimeUserNamespace", JSON_OPTIONAL,
+                           &in->runtime_userns, NULL) < 0
       || json_member_bool (c, o, p, "localMonitor", JSON_REQUIRED,
                            &in->local_monitor, NULL) < 0
       || json_member_string (c, o, p, "agent", JSON_REQUIRED, &agent) < 0

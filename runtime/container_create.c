@@ -17,6 +17,7 @@
 #include "runtime/seccomp/seccomp_cache.h"
 
 #include "runtime/create_ctx.h"
+#include "runtime/rootless.h"
 
 static int
 check_request (const struct create_request *req, const struct oci_config *c,
@@ -47,6 +48,7 @@ decide_network (struct create_ctx *ctx)
       return;
     }
   d->net_facts.local_monitor = ctx->req->local_monitor;
+  d->net_facts.runtime_userns = rootless_ns_foreign ("net");
   ctx->net = net_plan_decide (&d->net_facts);
 }
 
@@ -147,6 +149,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
     .cgroup = &ctx->cgroup,
     .keyring_name = ctx->req->id,
     .seccomp_cache = seccomp_cache,
+    .no_mknod = rootless_is (),
   };
 
   create_cgroup_request_init (ctx);
@@ -154,7 +157,10 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   apply_directives (ctx, &po);
   if (allocate_userns (ctx, err) < 0)
     return -1;
-  if (create_plan_build (ctx->config, &po, &ctx->plan, err) < 0)
+  /* before the plan compiles the bundle's seccomp profile: its cache is
+   * under the root (a brand-new root would not cache the first one) */
+  if (state_root_create (ctx->rt->root, err) < 0
+      || create_plan_build (ctx->config, &po, &ctx->plan, err) < 0)
     return -1;
   if (state_dir_create (ctx->rt->root, ctx->req->id, &ctx->rb.dir, err) < 0)
     return -1;

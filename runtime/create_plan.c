@@ -334,7 +334,10 @@ plan_rootfs (const struct oci_config *config,
       r->protected_dirs = (const char *const *) opts->protected_dirs->items;
       r->n_protected_dirs = opts->protected_dirs->len;
     }
-  return create_plan_devices (config, plan, err);
+  if (create_plan_devices (config, plan, err) < 0)
+    return -1;
+  plan->init.devices.bind_from_host |= opts->no_mknod;
+  return 0;
 }
 
 static int

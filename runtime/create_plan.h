@@ -41,6 +41,10 @@ struct create_plan_options
   /* the hardening gave the container its own user namespace
    * (docs/userns.md): the rootfs and the binds are idmapped */
   bool userns_auto;
+  /* the runtime is not root of the host (runtime/rootless.h): mknod(2)
+   * needs CAP_MKNOD in the initial user namespace, so the device nodes
+   * are bound from the host's, as in a user namespace of the bundle's */
+  bool no_mknod;
 };
 
 struct create_plan

@@ -124,3 +124,102 @@ idmap_subid_ranges (const char *text, const char *name, uid_t id,
     }
   return found;
 }
+
+/* One line of a uid_map: three numbers separated and padded by blanks.
+ * Returns the start of the next line, or NULL when the line is not that. */
+static const char *
+parse_map_line (const char *line, uint32_t f[3])
+{
+  const char *p = line;
+
+  for (int i = 0; i < 3; i++)
+    {
+      const char *start;
+      while (*p == ' ' || *p == '\t')
+        p++;
+      start = p;
+      while (*p >= '0' && *p <= '9')
+        p++;
+      if (!parse_u32 (start, (size_t) (p - start), &f[i]))
+        return NULL;
+    }
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (*p != '\n' && *p != '\0')
+    return NULL;
+  /* the kernel's rule: start + count stays within u32 (-1 is no id) */
+  if (f[2] == 0 || (uint64_t) f[0] + f[2] > UINT32_MAX
+      || (uint64_t) f[1] + f[2] > UINT32_MAX)
+    return NULL;
+  return *p == '\n' ? p + 1 : p;
+}
+
+/* Calls fn for each line; -1 when the text is not a map (or has no
+ * line), else what fn returned last (fn stops the walk by returning
+ * non-zero). */
+static int
+walk_map (const char *text, int (*fn) (const uint32_t f[3], void *), void *arg)
+{
+  const char *p = text;
+  int lines = 0, r = 0;
+
+  if (text == NULL)
+    return -1;
+  while (*p)
+    {
+      uint32_t f[3];
+      if (++lines > 340 || (p = parse_map_line (p, f)) == NULL)
+        return -1;
+      if (r == 0)
+        r = fn (f, arg);
+    }
+  return lines == 0 ? -1 : r;
+}
+
+static int
+count_line (const uint32_t f[3], void *arg)
+{
+  uint32_t *first = arg;
+
+  if (first[3]++ == 0)
+    memcpy (first, f, 3 * sizeof *f);
+  return 0;
+}
+
+int
+idmap_is_initial (const char *text)
+{
+  uint32_t first[4] = { 0 };
+
+  if (walk_map (text, count_line, first) < 0)
+    return -1;
+  return first[3] == 1 && first[0] == 0 && first[1] == 0
+         && first[2] == UINT32_MAX;
+}
+
+struct outer_query
+{
+  uint32_t inside, outside;
+};
+
+static int
+find_outer (const uint32_t f[3], void *arg)
+{
+  struct outer_query *q = arg;
+
+  if (q->inside < f[0] || q->inside - f[0] >= f[2])
+    return 0;
+  q->outside = f[1] + (q->inside - f[0]);
+  return 1;
+}
+
+int
+idmap_outer_id (const char *text, uint32_t inside, uint32_t *outside)
+{
+  struct outer_query q = { .inside = inside };
+
+  if (walk_map (text, find_outer, &q) != 1)
+    return -1;
+  *outside = q.outside;
+  return 0;
+}

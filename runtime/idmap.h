@@ -34,7 +34,7 @@ struct idmap_caller
   bool privileged; /* euid 0: may write any mapping itself */
   uid_t euid;
   gid_t egid;
-  bool have_newuidmap; /* found on PATH (or in the system directories) */
+  bool have_newuidmap; /* found in the system directories (not PATH) */
   bool have_newgidmap;
 };
 
@@ -75,5 +75,20 @@ struct idmap_range
  * counts are skipped. */
 size_t idmap_subid_ranges (const char *text, const char *name, uid_t id,
                            struct idmap_range *out, size_t max);
+
+/* Reading /proc/self/uid_map (or gid_map) text: lines "INSIDE OUTSIDE
+ * COUNT", numbers padded with blanks, at most 340 lines.  -1 when the
+ * text is not that (empty, a stray character, a number over 2^32 - 1, a
+ * zero count, a range past 2^32 - 1, too many lines). */
+
+/* 1 when the map is the initial user namespace's (one line, "0 0
+ * 4294967295": every id is itself; a child namespace given the same
+ * line by real root cannot be told apart, see docs/threat-model.md),
+ * 0 when it is another's, -1 when the text is not a map. */
+int idmap_is_initial (const char *text);
+
+/* The id `inside` stands for in the parent user namespace (*outside), 0;
+ * -1 when the map does not map it or the text is not a map. */
+int idmap_outer_id (const char *text, uint32_t inside, uint32_t *outside);
 
 #endif

@@ -3,20 +3,125 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
+#include <linux/capability.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/io.h"
 #include "common/xalloc.h"
+#include "runtime/idmap.h"
 #include "runtime/rootless.h"
+
+/* CAP_SYS_ADMIN in the effective set (of the process's own user
+ * namespace: the caller has checked it is the initial one). */
+static bool
+has_sys_admin (void)
+{
+  struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_data_struct data[2] = { { 0 } };
+
+  if (syscall (SYS_capget, &hdr, data) < 0)
+    return false;
+  return (data[CAP_TO_INDEX (CAP_SYS_ADMIN)].effective
+          & CAP_TO_MASK (CAP_SYS_ADMIN)) != 0;
+}
+
+/* 1 in the initial user namespace, 0 in another, -1 when it cannot be
+ * told (a kernel without user namespaces has no uid_map: the initial). */
+static int
+initial_userns (void)
+{
+  cleanup_free char *map = io_read_small_file ("/proc/self/uid_map", 16384);
+
+  if (map == NULL)
+    return errno == ENOENT ? 1 : -1;
+  return idmap_is_initial (map);
+}
+
+/* Root of the host: euid 0 in the initial user namespace, with
+ * CAP_SYS_ADMIN there.  A kernel without user namespaces has no
+ * /proc/self/uid_map: every process is in the initial one.  Anything
+ * that cannot be read is taken for another namespace. */
+static bool
+host_root (void)
+{
+  return geteuid () == 0 && initial_userns () == 1 && has_sys_admin ();
+}
 
 bool
 rootless_is (void)
 {
-  return geteuid () != 0;
+  static int cached = -1;
+
+  if (cached < 0)
+    cached = !host_root ();
+  return cached;
+}
+
+uid_t
+rootless_unmapped_uid (void)
+{
+  static uid_t cached;
+  static bool known;
+  cleanup_free char *text = NULL;
+  unsigned long v;
+  char *end;
+
+  if (known)
+    return cached;
+  known = true;
+  cached = (uid_t) -1;
+  if (initial_userns () != 0)
+    return cached;
+  text = io_read_small_file ("/proc/sys/kernel/overflowuid", 64);
+  if (text == NULL)
+    return cached;
+  errno = 0;
+  v = strtoul (text, &end, 10);
+  if (errno == 0 && end != text && (*end == '\n' || *end == '\0')
+      && v < (unsigned long) (uid_t) -1)
+    cached = (uid_t) v;
+  return cached;
+}
+
+bool
+rootless_ns_foreign (const char *type)
+{
+  char path[64];
+  cleanup_close int ns = -1;
+  cleanup_close int owner = -1;
+  struct stat a, b;
+
+  snprintf (path, sizeof path, "/proc/self/ns/%s", type);
+  ns = open (path, O_RDONLY | O_CLOEXEC);
+  if (ns < 0)
+    return false;
+  owner = ioctl (ns, NS_GET_USERNS);
+  /* EPERM: the owner is outside this process's namespace scope */
+  if (owner < 0)
+    return errno == EPERM;
+  return fstat (owner, &a) == 0 && stat ("/proc/self/ns/user", &b) == 0
+         && (a.st_dev != b.st_dev || a.st_ino != b.st_ino);
+}
+
+uid_t
+rootless_outer_uid (void)
+{
+  cleanup_free char *map = io_read_small_file ("/proc/self/uid_map", 16384);
+  uint32_t outer;
+
+  if (map && idmap_outer_id (map, (uint32_t) geteuid (), &outer) == 0)
+    return (uid_t) outer;
+  return geteuid ();
 }
 
 /* An XDG variable, only when it is an absolute path. */
@@ -52,13 +157,17 @@ rootless_state_root (agentrt_error_t *err)
 
   if (runtime_dir)
     return xasprintf ("%s/agentrt", runtime_dir);
-  snprintf (user_dir, sizeof user_dir, "/run/user/%u", (unsigned) geteuid ());
+  /* the user's directory is named by its id on the host (root of a
+   * user namespace sees it as its own) */
+  snprintf (user_dir, sizeof user_dir, "/run/user/%u",
+            (unsigned) rootless_outer_uid ());
   if (stat (user_dir, &st) == 0 && S_ISDIR (st.st_mode)
       && st.st_uid == geteuid ())
     return xasprintf ("%s/agentrt", user_dir);
-  agentrt_error (err, 0, "state root: running as uid %u, XDG_RUNTIME_DIR is "
-                 "not set and %s is not this user's: set XDG_RUNTIME_DIR or "
-                 "give --root DIR", (unsigned) geteuid (), user_dir);
+  agentrt_error (err, 0, "state root: running as uid %u without root's "
+                 "privileges, XDG_RUNTIME_DIR is not set and %s is not this "
+                 "user's: set XDG_RUNTIME_DIR or give --root DIR",
+                 (unsigned) geteuid (), user_dir);
   return NULL;
 }
 
@@ -126,6 +235,9 @@ rootless_facts (const struct cgroup_request *req, struct host_runtime *out)
   memset (out, 0, sizeof *out);
   out->uid = geteuid ();
   out->gid = getegid ();
+  /* root of a user namespace (the host's root is not rootless) */
+  out->switch_ids = out->uid == 0;
+  out->host_uid = rootless_outer_uid ();
   out->cgroup = cgroup_delegation (req, &out->controllers, &out->cgroup_why)
                 > 0;
 }

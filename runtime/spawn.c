@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "runtime/rootless.h"
 #include "runtime/spawn.h"
 #include "runtime/userns.h"
 #include "runtime/sync.h"
@@ -194,15 +195,23 @@ run_init (const struct spawn_request *req)
 }
 
 /* A runtime that is not root cannot enter a pid or time namespace that
- * a joined user namespace owns: the child enters them itself once it is
- * in that user namespace, and the init is then its CLONE_PARENT child.
+ * a joined user namespace owns, and root of a user namespace (rootless
+ * Podman's) that entered one could not return to its own, which the
+ * host's user namespace owns: the child enters them itself (once in the
+ * joined user namespace), and the init is then its CLONE_PARENT child.
  * Decided in the runtime (in the joined namespace, the child's euid may
  * read 0). */
 static bool
 pid_time_joined_in_child (const struct ns_plan *ns)
 {
-  return ns->join_fds[OCI_NS_USER] >= 0 && geteuid () != 0
-         && (ns->join_fds[OCI_NS_PID] >= 0 || ns->join_fds[OCI_NS_TIME] >= 0);
+  bool pid = ns->join_fds[OCI_NS_PID] >= 0, time = ns->join_fds[OCI_NS_TIME] >= 0;
+
+  if (!pid && !time)
+    return false;
+  if (ns->join_fds[OCI_NS_USER] >= 0 && geteuid () != 0)
+    return true;
+  return (pid && rootless_ns_foreign ("pid"))
+         || (time && rootless_ns_foreign ("time"));
 }
 
 static int

@@ -97,27 +97,17 @@ userns_fd_with_maps (const struct oci_id_mapping *uid, size_t n_uid,
   return fd;
 }
 
-/* The helper's full path: PATH first (as runc and Podman look it up),
- * then the system directories; NULL when there is none. */
+/* The helper's full path, from the system directories only, never PATH:
+ * the helpers are setuid root and come with the system; a PATH entry the
+ * caller (or an agent, through a work directory on it) can write would
+ * have the runtime run whatever was planted there as the user, outside
+ * every container.  NULL when there is none. */
 char *
 userns_find_helper (const char *name)
 {
   static const char *const system_dirs[]
       = { "/usr/bin", "/usr/sbin", "/bin", "/sbin", NULL };
-  const char *path = getenv ("PATH");
 
-  while (path && *path)
-    {
-      size_t n = strcspn (path, ":");
-      if (n > 0 && path[0] == '/')
-        {
-          char *full = xasprintf ("%.*s/%s", (int) n, path, name);
-          if (access (full, X_OK) == 0)
-            return full;
-          free (full);
-        }
-      path += n + (path[n] == ':');
-    }
   for (size_t i = 0; system_dirs[i]; i++)
     {
       char *full = xasprintf ("%s/%s", system_dirs[i], name);

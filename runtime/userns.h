@@ -30,8 +30,8 @@ int userns_fd_with_maps (const struct oci_id_mapping *uid, size_t n_uid,
  * looked for only when it is not root). */
 void userns_caller (struct idmap_caller *out);
 
-/* The path (malloc'd) of newuidmap or newgidmap: on PATH, else in
- * /usr/bin, /usr/sbin, /bin, /sbin; NULL when missing. */
+/* The path (malloc'd) of newuidmap or newgidmap in /usr/bin, /usr/sbin,
+ * /bin or /sbin (never PATH); NULL when missing. */
 char *userns_find_helper (const char *name);
 
 /* Writes both maps of PID's user namespace as the plan says: "deny" to

@@ -98,7 +98,7 @@ report (const char *verb, const struct agentrt_error *err)
       log_error_message ("unknown error");
       return;
     }
-  hint = cli_hint (verb, err->msg, err->status, geteuid () == 0, &own);
+  hint = cli_hint (verb, err->msg, err->status, !rootless_is (), &own);
   if (hint == NULL)
     {
       log_error_message (err->msg);

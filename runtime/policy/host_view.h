@@ -61,6 +61,12 @@ struct host_mount
 struct host_runtime
 {
   uint32_t uid, gid; /* its effective ids: what the sidecar runs as */
+  /* Root of a user namespace other than the host's (rootless Podman's):
+   * it can switch the sidecar to sidecar.uid and sidecar.gid as mapped
+   * there, and the sidecar keeps them. */
+  bool switch_ids;
+  uint32_t host_uid; /* uid as the parent user namespace sees it (the
+                        user's own for rootless Podman's root) */
   /* A cgroup of the container's own can be made: a delegated cgroup v2
    * subtree this user may write.  Its controllers ("cpu memory pids")
    * are the limits it can enforce. */

@@ -48,13 +48,15 @@ decide_agent (const struct net_inputs *in, struct net_plan *p)
 }
 
 /* Who prepares the agent's namespace.  With a user namespace only the
- * init can (the namespace belongs to it); `run` in the foreground would
+ * init can (the namespace belongs to it), and so when the runtime's own
+ * network namespace is not its user namespace's (the monitor, once in
+ * another, could not return to it); `run` in the foreground would
  * make an inner one serially, so its init does; otherwise the monitor
  * does it while the init builds its mounts. */
 static enum net_maker
 maker (const struct net_inputs *in, const struct net_plan *p)
 {
-  if (in->userns)
+  if (in->userns || in->runtime_userns)
     return NET_MAKER_INIT;
   if (p->agent == NET_AGENT_INNER && in->local_monitor)
     return NET_MAKER_INIT;
@@ -193,6 +195,7 @@ net_plan_write_json (const struct net_inputs *in, struct json_writer *w)
   json_kv_bool (w, "engine", in->engine);
   json_kv_bool (w, "egress", in->egress);
   json_kv_bool (w, "userNamespace", in->userns);
+  json_kv_bool (w, "runtimeUserNamespace", in->runtime_userns);
   json_kv_bool (w, "localMonitor", in->local_monitor);
   json_kv_string (w, "uplink", net_uplink_name (in->uplink));
   json_kv_string (w, "agent", net_agent_name (p->agent));

@@ -44,6 +44,10 @@ struct net_inputs
                              bundle's */
   bool egress;            /* hardened: a sidecar (run.agentrt.egress=proxy) */
   bool userns;            /* the container has a user namespace */
+  bool runtime_userns;    /* the runtime is root of a user namespace that
+                             does not own its network namespace (rootless
+                             Podman's): it could not come back from
+                             another one */
   bool local_monitor;     /* `run` in the foreground is its own monitor */
   enum net_uplink uplink;
 };

@@ -157,10 +157,18 @@ unprivileged_limits (struct oci_config *config,
         n++;
       }
   if (n > 0 && policy->limits_unenforceable != POLICY_UNENFORCEABLE_ALLOW)
-    return agentrt_error (err, 0, "%s: cannot be enforced as uid %u: %s; the "
-                          "policy's limits.unenforceable \"allow\" runs "
-                          "containers without what cannot be enforced",
-                          names, (unsigned) rt->uid, why_not (rt));
+    {
+      char who[96];
+      if (rt->host_uid != rt->uid)
+        snprintf (who, sizeof who, "uid %u of a user namespace (uid %u "
+                  "outside it)", (unsigned) rt->uid, (unsigned) rt->host_uid);
+      else
+        snprintf (who, sizeof who, "uid %u", (unsigned) rt->uid);
+      return agentrt_error (err, 0, "%s: cannot be enforced as %s: %s; the "
+                            "policy's limits.unenforceable \"allow\" runs "
+                            "containers without what cannot be enforced",
+                            names, who, why_not (rt));
+    }
   dropped = xzalloc (sizeof *dropped);
   for (int g = 0; g < G_COUNT; g++)
     if (missing[g])
@@ -188,7 +196,7 @@ void
 unprivileged_sidecar (const struct host_runtime *rt, uint32_t *uid,
                       uint32_t *gid, struct change_list *changes)
 {
-  if (*uid == rt->uid && *gid == rt->gid)
+  if (rt->switch_ids || (*uid == rt->uid && *gid == rt->gid))
     return;
   *uid = rt->uid;
   *gid = rt->gid;

@@ -2,7 +2,9 @@
  * decided from the facts of struct host_runtime, recorded as changes.
  *
  * - The sidecar runs as that user (it cannot switch to sidecar.uid and
- *   sidecar.gid); its lockdown is otherwise the same.
+ *   sidecar.gid), unless the runtime is root of a user namespace of its
+ *   own (rootless Podman's): then it switches to them as that namespace
+ *   maps them; its lockdown is otherwise the same.
  * - Limits: a group of linux.resources (pids, memory, cpu, blockIO,
  *   hugepageLimits, rdma, network, unified keys) is enforced only through
  *   a cgroup of the container's own with that controller: a delegated
@@ -30,7 +32,8 @@ int unprivileged_limits (struct oci_config *config,
                          const struct host_runtime *rt,
                          struct change_list *changes, agentrt_error_t *err);
 
-/* The sidecar's ids: the runtime's own. */
+/* The sidecar's ids: the runtime's own, or sidecar.uid and sidecar.gid
+ * kept when it can switch ids. */
 void unprivileged_sidecar (const struct host_runtime *rt, uint32_t *uid,
                            uint32_t *gid, struct change_list *changes);
 

@@ -150,15 +150,7 @@ host_cgroup ()
   check_status 0
   [[ $(jq -r .status <<<"$output") == running ]]
 
-  run pm exec worker sh -c 'echo in-exec; echo exec-err >&2; exit 4'
-  check_status 4
-  has_line in-exec
-  has_line exec-err
-  # the exec'd process is confined like the container's own
-  run pm exec worker grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status
-  check_status 0
-  has_line $'NoNewPrivs:\t1'
-  has_line $'Seccomp:\t2'
+  exec_confined pm worker
   jq -se 'map(select(.event == "exec")) | length > 0' "$AUDIT_DIR/$id.jsonl"
 
   run pm stop --time 10 worker

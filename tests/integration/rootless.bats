@@ -107,11 +107,12 @@ teardown ()
 
 # as_user CMD...: CMD as the test user (setpriv execs it in place: no
 # parent in between that would stop with it), with a clean environment:
-# HOME, XDG_RUNTIME_DIR (the test's; no systemd session here) and PATH.
+# HOME, XDG_RUNTIME_DIR (the test's; no systemd session here) and PATH
+# (RL_PATH when a test sets it).
 as_user ()
 {
   setpriv --reuid="$RL_UID" --regid="$RL_GID" --init-groups -- \
-    env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
+    env -i PATH="${RL_PATH:-/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin}" \
     HOME="$RL_HOME" XDG_RUNTIME_DIR="$RL_DIR/xdg-run" "$@"
 }
 
@@ -416,7 +417,12 @@ EOF
   check_status 0
 }
 
-@test "rootless: id ranges go through newuidmap and newgidmap, as under runc" {
+# rl_subid_maps: the bundle maps the user's own ids to 0 and its
+# /etc/subuid and /etc/subgid ranges from 1 (what needs newuidmap and
+# newgidmap); sets sub_u and sub_g, the ranges' starts.  Skips without
+# the helpers.
+rl_subid_maps ()
+{
   command -v newuidmap >/dev/null && command -v newgidmap >/dev/null \
     || skip "requires newuidmap and newgidmap (package uidmap)"
   read -r sub_u <<<"$(awk -F: -v u="$RL_USER" '$1 == u { print $2; exit }' /etc/subuid)"
@@ -426,6 +432,10 @@ EOF
     | .linux.gidMappings = [{containerID: 0, hostID: $g, size: 1},
       {containerID: 1, hostID: $sg, size: 65536}]' \
     --argjson u "$RL_UID" --argjson g "$RL_GID" --argjson su "$sub_u" --argjson sg "$sub_g"
+}
+
+@test "rootless: id ranges go through newuidmap and newgidmap, as under runc" {
+  rl_subid_maps
   mkdir -p "$RL_DIR/work"
   chown "$RL_USER:" "$RL_DIR/work"
   CONFIG=$RL_CONFIG update_config '.mounts += [{destination: "/work", type: "bind", source: $s, options: ["rbind", "rw"]}]
@@ -447,6 +457,33 @@ EOF
   ur urt run --bundle "$RL_DIR/bundle" "$CT_ID-2"
   [[ $status -ne 0 && $output == *"linux.uidMappings: "*"newuidmap failed"*"not allowed"*"/etc/subuid gives $RL_USER $sub_u-"* ]] \
     || fail "$output"
+}
+
+@test "rootless: newuidmap and newgidmap are the system's, never a planted one on the caller's PATH; runc runs it" {
+  # A directory of the user's first on PATH (a work directory an agent
+  # could write): a newuidmap and a newgidmap there note that they ran,
+  # then do the real helper's work, so both runtimes' containers start.
+  rl_subid_maps
+  local real_u real_g
+  real_u=$(command -v newuidmap) real_g=$(command -v newgidmap)
+  mkdir -p "$RL_DIR/bin"
+  printf '#!/bin/sh\necho "$0" >>%q\nexec %q "$@"\n' "$RL_DIR/ran" "$real_u" >"$RL_DIR/bin/newuidmap"
+  printf '#!/bin/sh\necho "$0" >>%q\nexec %q "$@"\n' "$RL_DIR/ran" "$real_g" >"$RL_DIR/bin/newgidmap"
+  chmod 0755 "$RL_DIR/bin/newuidmap" "$RL_DIR/bin/newgidmap"
+  chown -R "$RL_USER:" "$RL_DIR/bin"
+  RL_PATH=$RL_DIR/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin
+  rl_cmd cat /proc/self/uid_map /proc/self/gid_map
+  # the control: runc looks the helpers up on PATH and runs the planted ones
+  ur urunc run --bundle "$RL_DIR/bundle" "$CT_ID-c"
+  check_status 0
+  [[ $(echo $output) == "0 $RL_UID 1 1 $sub_u 65536 0 $RL_GID 1 1 $sub_g 65536" ]] || fail "runc: $output"
+  [[ -f $RL_DIR/ran && $(sort "$RL_DIR/ran" | uniq | xargs) == "$RL_DIR/bin/newgidmap $RL_DIR/bin/newuidmap" ]] \
+    || fail "runc did not run the planted helpers: $(cat "$RL_DIR/ran" 2>&1)"
+  rm -f "$RL_DIR/ran"
+  ur urt run --bundle "$RL_DIR/bundle" "$CT_ID"
+  check_status 0
+  [[ $(echo $output) == "0 $RL_UID 1 1 $sub_u 65536 0 $RL_GID 1 1 $sub_g 65536" ]] || fail "$output"
+  [[ ! -e $RL_DIR/ran ]] || fail "agentrt ran a helper from PATH: $(cat "$RL_DIR/ran")"
 }
 
 @test "rootless: a gid map of the user's own gid denies setgroups; additionalGids is refused naming the field" {

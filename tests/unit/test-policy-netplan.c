@@ -129,23 +129,28 @@ test_who_prepares (void)
   static const struct
   {
     enum net_bundle_ns ns;
-    bool userns, local;
+    bool userns, local, runtime_userns;
     const char *agent, *maker;
   } rows[] = {
-    { HOST, false, false, "own", "monitor" },
-    { HOST, false, true, "own", "monitor" },
-    { HOST, true, false, "own", "init" },
-    { HOST, true, true, "own", "init" },
-    { PATH, false, false, "inner", "monitor" },
-    { PATH, false, true, "inner", "init" },
-    { PATH, true, false, "inner", "init" },
-    { PATH, true, true, "inner", "init" },
+    { HOST, false, false, false, "own", "monitor" },
+    { HOST, false, true, false, "own", "monitor" },
+    { HOST, true, false, false, "own", "init" },
+    { HOST, true, true, false, "own", "init" },
+    { PATH, false, false, false, "inner", "monitor" },
+    { PATH, false, true, false, "inner", "init" },
+    { PATH, true, false, false, "inner", "init" },
+    { PATH, true, true, false, "inner", "init" },
+    /* rootless Podman's runtime: the monitor could not come back */
+    { HOST, false, false, true, "own", "init" },
+    { PATH, false, false, true, "inner", "init" },
+    { NEW, false, false, true, "own", "init" },
   };
 
   for (size_t i = 0; i < sizeof (rows) / sizeof (rows[0]); i++)
     {
       struct net_inputs in = { .hardened = true, .bundle_ns = rows[i].ns,
                                .egress = true, .userns = rows[i].userns,
+                               .runtime_userns = rows[i].runtime_userns,
                                .local_monitor = rows[i].local };
       struct net_plan p = net_plan_decide (&in);
       CHECK_STR_EQ (net_agent_name (p.agent), rows[i].agent);

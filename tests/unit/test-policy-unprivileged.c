@@ -48,6 +48,7 @@ facts (struct host_runtime *rt, bool cgroup, const char *controllers)
   memset (rt, 0, sizeof *rt);
   rt->uid = 1000;
   rt->gid = 1001;
+  rt->host_uid = 1000;
   rt->cgroup = cgroup;
   rt->cgroup_why = xstrdup (cgroup ? "the subtree lacks it"
                                    : "the cgroup layout is hybrid");
@@ -174,6 +175,46 @@ test_sidecar_runs_as_the_user (void)
   facts_release (&rt);
 }
 
+/* Root of rootless Podman's user namespace (its ids 0 there) switches
+ * the sidecar to the policy's ids as always: never to its own uid 0. */
+static void
+test_sidecar_switches_in_a_user_namespace (void)
+{
+  struct change_list ch = { 0 };
+  struct host_runtime rt;
+  uint32_t uid = 65534, gid = 65533;
+
+  facts (&rt, false, "");
+  rt.uid = rt.gid = 0;
+  rt.switch_ids = true;
+  unprivileged_sidecar (&rt, &uid, &gid, &ch);
+  CHECK (uid == 65534 && gid == 65533);
+  CHECK (ch.len == 0);
+  change_list_release (&ch);
+  facts_release (&rt);
+}
+
+/* Limits refused there name the user's id outside the namespace too. */
+static void
+test_refusal_names_the_user_outside (void)
+{
+  struct oci_config *c = parse (every_group);
+  struct change_list ch = { 0 };
+  struct host_runtime rt;
+  agentrt_error_t err = NULL;
+
+  facts (&rt, false, "");
+  rt.uid = rt.gid = 0;
+  rt.host_uid = 1001;
+  CHECK (unprivileged_limits (c, &fail_policy, &rt, &ch, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "cannot be enforced as uid 0 of a "
+                  "user namespace (uid 1001 outside it)");
+  agentrt_error_release (&err);
+  change_list_release (&ch);
+  facts_release (&rt);
+  oci_config_free (c);
+}
+
 static void
 test_through_harden (void)
 {
@@ -216,6 +257,8 @@ main (void)
   RUN_TEST (test_no_cgroup_allowed_removes_and_records);
   RUN_TEST (test_delegated_subtree_lacking_controllers);
   RUN_TEST (test_sidecar_runs_as_the_user);
+  RUN_TEST (test_sidecar_switches_in_a_user_namespace);
+  RUN_TEST (test_refusal_names_the_user_outside);
   RUN_TEST (test_through_harden);
   policy_release (&fail_policy);
   policy_release (&allow_policy);

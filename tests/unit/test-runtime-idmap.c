@@ -152,6 +152,68 @@ test_subid_ranges_found (void)
   CHECK (r[0].start == 100000);
 }
 
+/* /proc/self/uid_map text that is not a map: neither initial nor mapping
+ * anything (the runtime then takes itself for unprivileged). */
+static void
+test_uid_map_hostile (void)
+{
+  static const char *const bad[] = {
+    "",
+    "\n",
+    "0 0",
+    "0 0 4294967295 7\n",
+    "-1 0 1\n",
+    "0 0 4294967296\n",
+    "0 0 99999999999\n",
+    "0 0 0\n",
+    "1 0 4294967295\n",         /* inside range past 2^32 - 1 */
+    "0 4294967295 2\n",         /* outside range past 2^32 - 1 */
+    "0 1001 1\njunk\n",
+    "0x0 0 1\n",
+    "0 0 4294967295\n\n",
+  };
+  char many[341 * 12 + 1] = "";
+  uint32_t out = 7;
+
+  for (size_t i = 0; i < N (bad); i++)
+    {
+      CHECK (idmap_is_initial (bad[i]) == -1);
+      CHECK (idmap_outer_id (bad[i], 0, &out) == -1);
+    }
+  CHECK (idmap_is_initial (NULL) == -1);
+  for (int i = 0; i < 341; i++)
+    snprintf (many + strlen (many), sizeof many - strlen (many), "%d %d 1\n",
+              i, 100 + i);
+  CHECK (idmap_is_initial (many) == -1);
+  CHECK (out == 7);
+}
+
+/* The initial namespace's map, with the kernel's padding; a child
+ * namespace's (rootless Podman's: root is the user, then its subordinate
+ * range) is not, nor is an identity map of fewer ids. */
+static void
+test_uid_map_initial_or_not (void)
+{
+  uint32_t out = 0;
+
+  CHECK (idmap_is_initial ("         0          0 4294967295\n") == 1);
+  CHECK (idmap_is_initial ("0 0 4294967295") == 1);
+  CHECK (idmap_is_initial ("         0       1001          1\n"
+                           "         1     100000      65536\n") == 0);
+  CHECK (idmap_is_initial ("0 0 4294967294\n") == 0);
+  CHECK (idmap_is_initial ("0 0 65536\n") == 0);
+  CHECK (idmap_is_initial ("0 0 4294967295\n0 0 1\n") == 0);
+
+  CHECK (idmap_outer_id ("         0       1001          1\n"
+                         "         1     100000      65536\n", 0, &out) == 0);
+  CHECK (out == 1001);
+  CHECK (idmap_outer_id ("0 1001 1\n1 100000 65536\n", 65534, &out) == 0);
+  CHECK (out == 165533);
+  CHECK (idmap_outer_id ("0 1001 1\n1 100000 65536\n", 65537, &out) == -1);
+  CHECK (idmap_outer_id ("0 0 4294967295\n", 4294967294u, &out) == 0);
+  CHECK (out == 4294967294u);
+}
+
 int
 main (void)
 {
@@ -160,5 +222,7 @@ main (void)
   RUN_TEST (test_root_writes_anything);
   RUN_TEST (test_subid_hostile_lines);
   RUN_TEST (test_subid_ranges_found);
+  RUN_TEST (test_uid_map_hostile);
+  RUN_TEST (test_uid_map_initial_or_not);
   return UNIT_EXIT ();
 }
