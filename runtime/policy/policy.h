@@ -37,7 +37,8 @@ enum policy_unenforceable
 enum policy_userns
 {
   POLICY_USERNS_AUTO, /* "auto": a user namespace of its own (docs/userns.md) */
-  POLICY_USERNS_OFF,  /* "off": the agent's root is the host's (recorded) */
+  POLICY_USERNS_OFF,  /* "off" (the default for now): the agent's root is
+                         the host's (recorded) */
 };
 
 /* The built-in pool of host ids for user namespaces: 0x70000000 to

@@ -18,6 +18,7 @@ setup ()
 {
   hardening_setup
   requires_fault_points
+  hardening_policy '.userns.mode = "auto"'
   export AGENTRT_FAULT_LAYER_OFF=kernel-surface
 }
 

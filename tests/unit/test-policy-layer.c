@@ -115,7 +115,8 @@ test_loosening_refused (void)
   REFUSED ("{\"seccomp\":{\"profile\":null}}",
            "{\"seccomp\":{\"profile\":\"/tmp/open.json\"}}", "seccomp.profile");
   REFUSED (def, "{\"sidecar\":{\"uid\":1000}}", "sidecar.uid");
-  REFUSED (def, "{\"userns\":{\"mode\":\"off\"}}", "userns.mode");
+  REFUSED ("{\"userns\":{\"mode\":\"auto\"}}", "{\"userns\":{\"mode\":\"off\"}}",
+           "userns.mode");
   REFUSED (def, "{\"userns\":{\"subidUser\":\"me\"}}", "userns.subidUser");
   REFUSED (def, "{\"userns\":{\"pool\":{\"uid\":100000,\"gid\":100000,"
            "\"size\":65536}}}", "userns.pool");

@@ -59,7 +59,8 @@ fault_setup ()
   requires_fault_points
   update_config '.hooks.prestart = [{path: "/bin/true"}]' || return 1
   if [[ $1 == hardened ]]; then
-    hardening_policy || return 1
+    # FAULT_USERNS=auto: with the container's own user namespace
+    hardening_policy "${FAULT_USERNS:+.userns.mode = \"$FAULT_USERNS\"}" || return 1
   fi
 }
 
