@@ -14,11 +14,11 @@
 #              read-only paths, capabilities and limits ("-full")
 #   lifecycle  create, start and delete --force of a detached `sleep`, the
 #              same runtimes interleaved, each step timed; agentrt hardened
-#              with and without its user namespace (policy userns.mode
-#              "off"), on the plain bundle and on the engine's binds (what
-#              the range allocation and the idmapped mounts add); and the
-#              "-full" engine-shaped bundles under crun and agentrt off and
-#              hardened
+#              with its user namespace (policy userns.mode "auto") and
+#              without (the default), on the plain bundle and on the
+#              engine's binds (what the range allocation and the idmapped
+#              mounts add); and the "-full" engine-shaped bundles under
+#              crun and agentrt off and hardened
 #   parallel   PARALLEL_N (default 100) detached `sleep`s created at once,
 #              then started at once, killed and deleted (hack/bench/scale.py),
 #              for each "-full" engine-shaped bundle, under crun and agentrt
@@ -248,10 +248,10 @@ plan_line () { local IFS=$'\t'; printf '%s\n' "$*"; }
 AGENTRT_OFF=("$AGENTRT" --root "$STATE/root-off" --policy "$T/policy-off.json")
 AGENTRT_HARD=("$AGENTRT" --root "$STATE/root-hard" --policy "$T/policy-hard.json")
 BASELINE_HARD=("$BASELINE" --root "$STATE/root-base" --policy "$T/policy-hard.json")
-# hardened without the container's own user namespace (policy userns.mode
-# "off"): what the user namespace and its idmapped mounts add
-jq '.userns.mode = "off"' "$T/policy-hard.json" >"$T/policy-hard-nouserns.json"
-AGENTRT_NOUSERNS=("$AGENTRT" --root "$STATE/root-nouserns" --policy "$T/policy-hard-nouserns.json")
+# hardened with the container's own user namespace (policy userns.mode
+# "auto", not the default yet): what it and its idmapped mounts add
+jq '.userns.mode = "auto"' "$T/policy-hard.json" >"$T/policy-hard-userns.json"
+AGENTRT_USERNS=("$AGENTRT" --root "$STATE/root-userns" --policy "$T/policy-hard-userns.json")
 
 # section_header NAME TITLE: the title, date and load; the load goes to
 # the summary too.
@@ -330,7 +330,7 @@ section_lifecycle ()
   section_header lifecycle "create, start, delete --force of sleep, $ROUNDS_LIFECYCLE interleaved rounds"
   ip netns add "$PATH_NETNS"
   local variants=(runc crun agentrt agentrt-hard-none agentrt-hard agentrt-hard-none-path
-    agentrt-hard-path agentrt-hard-nouserns agentrt-hard-binds agentrt-hard-binds-nouserns)
+    agentrt-hard-path agentrt-hard-userns agentrt-hard-binds agentrt-hard-binds-userns)
   for v in "${ENGINE_VARIANTS[@]}"; do
     [[ $v == *-full ]] || continue
     variants+=("crun-$v" "agentrt-$v" "agentrt-hard-$v")
@@ -346,9 +346,9 @@ section_lifecycle ()
       agentrt-hard) rt=("${AGENTRT_HARD[@]}") ;;
       agentrt-hard-none-path) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-none-path ;;
       agentrt-hard-path) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-path ;;
-      agentrt-hard-nouserns) rt=("${AGENTRT_NOUSERNS[@]}") ;;
+      agentrt-hard-userns) rt=("${AGENTRT_USERNS[@]}") ;;
       agentrt-hard-binds) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-binds ;;
-      agentrt-hard-binds-nouserns) rt=("${AGENTRT_NOUSERNS[@]}") b=$T/sleep-binds ;;
+      agentrt-hard-binds-userns) rt=("${AGENTRT_USERNS[@]}") b=$T/sleep-binds ;;
       crun-*) rt=("$CRUN" --root "$STATE/root-crun") ns=$CRUN_NS b=$T/sleep-${v#crun-} ;;
       agentrt-hard-*) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-${v#agentrt-hard-} ;;
       agentrt-*) rt=("${AGENTRT_OFF[@]}") b=$T/sleep-${v#agentrt-} ;;
@@ -366,8 +366,8 @@ section_lifecycle ()
       --ratio agentrt/runc --ratio agentrt/crun --ratio crun/runc \
       --diff agentrt-hard-none:agentrt --diff agentrt-hard:agentrt-hard-none \
       --diff agentrt-hard-path:agentrt-hard-none-path \
-      --diff agentrt-hard:agentrt-hard-nouserns \
-      --diff agentrt-hard-binds:agentrt-hard-binds-nouserns $(engine_figures lifecycle) >&2
+      --diff agentrt-hard-userns:agentrt-hard \
+      --diff agentrt-hard-binds-userns:agentrt-hard-binds $(engine_figures lifecycle) >&2
   done
   log "   $(load) at the end"
 }
