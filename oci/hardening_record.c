@@ -223,6 +223,25 @@ parse_network (const struct json_ctx *c, const struct json_node *dir,
   return 0;
 }
 
+/* "userns" (optional: records of before it have none). */
+static int
+read_userns (const struct json_ctx *c, const struct json_node *o,
+             const struct json_path *p, struct harden_directives *d)
+{
+  cleanup_free char *name = NULL;
+  int mode;
+
+  if (json_member_string (c, o, p, "userns", JSON_OPTIONAL, &name) < 0)
+    return -1;
+  if (name == NULL)
+    return 0;
+  mode = harden_userns_from_name (name);
+  if (mode < 0)
+    return json_fail (c, JSON_PATH_KEY (p, "userns"), "unknown value");
+  d->userns = (enum harden_userns) mode;
+  return 0;
+}
+
 static int
 parse_directives (const struct json_ctx *c, const struct json_node *o,
                   struct harden_directives *d)
@@ -254,7 +273,8 @@ parse_directives (const struct json_ctx *c, const struct json_node *o,
                              &d->audit_dir) < 0
       || read_strings (c, o, p, "requiredMasks", &d->required_masks) < 0
       || read_strings (c, o, p, "protectedPaths", &d->protected_paths) < 0
-      || read_strings (c, o, p, "protectedDirs", &d->protected_dirs) < 0)
+      || read_strings (c, o, p, "protectedDirs", &d->protected_dirs) < 0
+      || read_userns (c, o, p, d) < 0)
     return -1;
   return 0;
 }

@@ -37,6 +37,8 @@ libruntime_a_SOURCES = \
 	runtime/init.c runtime/init.h \
 	runtime/id_list.c runtime/id_list.h \
 	runtime/idmap.c runtime/idmap.h \
+	runtime/idrange.c runtime/idrange.h \
+	runtime/idrange_store.c runtime/idrange_store.h \
 	runtime/log.c runtime/log.h \
 	runtime/lsm_selinux.c runtime/lsm_selinux.h \
 	runtime/mempolicy.c runtime/mempolicy.h \
@@ -100,7 +102,8 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
 	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
 	tests/unit/test-runtime-audit tests/unit/test-runtime-hint \
-	tests/unit/test-runtime-audit-summary tests/unit/test-runtime-idmap
+	tests/unit/test-runtime-audit-summary tests/unit/test-runtime-idmap \
+	tests/unit/test-runtime-idrange
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -120,3 +123,5 @@ tests_unit_test_runtime_audit_summary_SOURCES = \
 tests_unit_test_runtime_audit_summary_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_idmap_SOURCES = tests/unit/test-runtime-idmap.c
 tests_unit_test_runtime_idmap_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_idrange_SOURCES = tests/unit/test-runtime-idrange.c
+tests_unit_test_runtime_idrange_LDADD = $(RUNTIME_TEST_LIBS)

@@ -19,6 +19,7 @@
 #include "changes.h"
 #include "host_view.h"
 #include "policy.h"
+#include "userns_auto.h"
 
 /* Where the egress proxy listens inside the agent's network namespace, as
  * the proxy variables the agent's processes get. */
@@ -65,6 +66,11 @@ struct harden_directives
    * shared namespace, `run`'s own monitor).  The plan is never stored: it
    * is net_plan_decide (&net_facts) (runtime/policy/net_plan.h). */
   struct net_inputs net_facts;
+
+  /* The user namespace (runtime/policy/userns_auto.h): with
+   * HARDEN_USERNS_AUTO the runtime allocates a range and maps it
+   * (userns_auto_map), and idmaps the rootfs and the binds. */
+  enum harden_userns userns;
 
   /* Variable names let through scrubbing (run.agentrt.env.keep): exec'd
    * processes are scrubbed with the same list (harden_process). */

@@ -28,7 +28,8 @@ libpolicy_a_SOURCES = \
 	runtime/policy/policy_layer.c runtime/policy/policy_layer.h \
 	runtime/policy/privileges.c runtime/policy/privileges.h \
 	runtime/policy/tmpfs.c runtime/policy/tmpfs.h \
-	runtime/policy/unprivileged.c runtime/policy/unprivileged.h
+	runtime/policy/unprivileged.c runtime/policy/unprivileged.h \
+	runtime/policy/userns_auto.c runtime/policy/userns_auto.h
 
 # What a program using the hardening step links, in order.
 POLICY_LIBS = libpolicyfile.a libpolicy.a libegress.a liboci.a libcommon.a \
@@ -44,6 +45,7 @@ POLICY_TESTS = \
 	tests/unit/test-policy-file \
 	tests/unit/test-policy-layer \
 	tests/unit/test-policy-unprivileged \
+	tests/unit/test-policy-userns \
 	tests/unit/test-policy-record \
 	tests/unit/test-policy-hostview
 check_PROGRAMS += $(POLICY_TESTS)
@@ -61,5 +63,6 @@ tests_unit_test_policy_netplan_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_file_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_layer_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_unprivileged_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_userns_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_record_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_hostview_LDADD = $(POLICY_LIBS)

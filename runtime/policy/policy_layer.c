@@ -191,6 +191,27 @@ check_egress (const struct agent_policy *a, const struct agent_policy *m,
   return 0;
 }
 
+/* The user namespace: the user may not turn it off, nor choose the ids
+ * (the ranges are shared by every user of the host). */
+static int
+check_userns (const struct agent_policy *a, const struct agent_policy *m,
+              const char *origin, agentrt_error_t *err)
+{
+  if (m->userns_mode == POLICY_USERNS_OFF && a->userns_mode != POLICY_USERNS_OFF)
+    return looser (err, origin, "userns.mode", "\"off\" where the admin "
+                   "policy says \"auto\"");
+  if (check_same_string (a->userns_subid_user, m->userns_subid_user, origin,
+                         "userns.subidUser", err) < 0)
+    return -1;
+  if (a->userns_has_pool != m->userns_has_pool
+      || a->userns_pool_uid != m->userns_pool_uid
+      || a->userns_pool_gid != m->userns_pool_gid
+      || a->userns_pool_size != m->userns_pool_size)
+    return looser (err, origin, "userns.pool", "only the admin policy "
+                   "chooses the host ids of user namespaces");
+  return 0;
+}
+
 int
 policy_layer_check (const struct agent_policy *admin,
                     const struct agent_policy *merged, const char *origin,
@@ -199,6 +220,7 @@ policy_layer_check (const struct agent_policy *admin,
   if (check_files (admin, merged, origin, err) < 0
       || check_limits (admin, merged, origin, err) < 0
       || check_egress (admin, merged, origin, err) < 0
+      || check_userns (admin, merged, origin, err) < 0
       || check_same_string (admin->seccomp_profile, merged->seccomp_profile,
                             origin, "seccomp.profile", err) < 0)
     return -1;

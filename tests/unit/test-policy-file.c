@@ -151,6 +151,25 @@ test_malformed (void)
   expect_error ("{\"sidecar\":{\"busyPollMicroseconds\":-1}}",
                 "sidecar.busyPollMicroseconds: expected an unsigned");
   expect_error ("{\"sidecar\":{\"busyPoll\":10}}", "sidecar.busyPoll: unknown");
+  /* user namespaces: a mode of neither kind, a pool over host root or
+   * ordinary users, shorter than one range, past 2^32, half given */
+  expect_error ("{\"userns\":{\"mode\":\"on\"}}",
+                "userns.mode: must be \"auto\" or \"off\"");
+  expect_error ("{\"userns\":{\"pool\":{\"uid\":0,\"gid\":100000,"
+                "\"size\":65536}}}", "userns.pool.uid: below 65536");
+  expect_error ("{\"userns\":{\"pool\":{\"uid\":100000,\"gid\":1000,"
+                "\"size\":65536}}}", "userns.pool.gid: below 65536");
+  expect_error ("{\"userns\":{\"pool\":{\"uid\":100000,\"gid\":100000,"
+                "\"size\":65535}}}", "userns.pool.size: at least 65536");
+  expect_error ("{\"userns\":{\"pool\":{\"uid\":4294901760,\"gid\":100000,"
+                "\"size\":65536}}}", "userns.pool.size: the pool must end");
+  expect_error ("{\"userns\":{\"pool\":{\"uid\":100000,\"size\":65536}}}",
+                "userns.pool.gid");
+  expect_error ("{\"userns\":{\"pool\":{\"uid\":100000,\"gid\":100000,"
+                "\"size\":65536,\"start\":1}}}", "userns.pool.start: unknown");
+  expect_error ("{\"userns\":{\"subidUser\":\"\"}}", "userns.subidUser");
+  expect_error ("{\"userns\":{\"subidUser\":\"a:b\"}}", "userns.subidUser");
+  expect_error ("{\"userns\":{\"range\":1}}", "userns.range: unknown");
   expect_error ("{\"audit\":{\"dir\":\"log\"}}",
                 "audit.dir: expected an absolute path");
   expect_error ("{\"limits\":{\"unenforceable\":\"ALLOW\"}}",

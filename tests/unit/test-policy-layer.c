@@ -121,6 +121,11 @@ test_loosening_refused (void)
   REFUSED ("{\"seccomp\":{\"profile\":null}}",
            "{\"seccomp\":{\"profile\":\"/tmp/open.json\"}}", "seccomp.profile");
   REFUSED (def, "{\"sidecar\":{\"uid\":1000}}", "sidecar.uid");
+  REFUSED ("{\"userns\":{\"mode\":\"auto\"}}", "{\"userns\":{\"mode\":\"off\"}}",
+           "userns.mode");
+  REFUSED (def, "{\"userns\":{\"subidUser\":\"me\"}}", "userns.subidUser");
+  REFUSED (def, "{\"userns\":{\"pool\":{\"uid\":100000,\"gid\":100000,"
+           "\"size\":65536}}}", "userns.pool");
   /* what the admin's file gave stays (a broken user file is its error) */
   CHECK_CONTAINS (judge (def, "{\"limits\":{\"pids\":0}}"),
                   "policy.json: limits.pids: must be greater than 0");
@@ -136,6 +141,9 @@ test_tightening_passes (void)
                       "\"egress\":{\"allow\":[\"pypi.org\"],\"allowBroad\":true}}";
 
   CHECK_STR_EQ (judge ("{}", "{}"), "ok");
+  /* user namespaces on where the admin turned them off */
+  CHECK_STR_EQ (judge ("{\"userns\":{\"mode\":\"off\"}}",
+                       "{\"userns\":{\"mode\":\"auto\"}}"), "ok");
   CHECK_STR_EQ (judge ("{}", "{\"version\":1,\"hardening\":\"enforce\"}"), "ok");
   CHECK_STR_EQ (judge (loose, "{\"hardening\":\"enforce\"}"), "ok");
   CHECK_STR_EQ (judge (loose, "{\"hardening\":\"off\"}"), "ok");
