@@ -36,6 +36,15 @@ int policy_file_parse_node (const struct json_ctx *c,
 void policy_file_write_json (const struct agent_policy *policy,
                              struct json_writer *w);
 
+/* The policy file's credentials section beyond extraPaths: inject and
+ * trustStore (oci/policy_credentials.c): read from the section's object,
+ * and written as members of the section being written. */
+int policy_file_parse_credentials (const struct json_ctx *c,
+                                   const struct json_node *section,
+                                   struct agent_policy *policy);
+void policy_file_write_credentials (const struct agent_policy *policy,
+                                    struct json_writer *w);
+
 /* Reads and parses a policy file (a regular file of at most
  * POLICY_FILE_MAX_SIZE bytes). */
 int policy_file_load (const char *path, struct agent_policy *policy,

@@ -24,6 +24,7 @@ struct hardening
    * when enforced): its open sources are what the container mounts. */
   struct host_view view;
   struct str_list private_dirs;  /* the state root and the audit dir */
+  struct str_list standins;      /* one per credential the policy declares */
 };
 
 /* Hardens config in place (bundle: absolute).  With compile_seccomp the

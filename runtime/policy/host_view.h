@@ -101,6 +101,11 @@ struct host_view
    * root, audit directory) that no mount may expose. */
   const struct str_list *homes;
   const struct str_list *private_dirs;
+
+  /* One random stand-in per credential the policy declares (in the order
+   * of credentials.inject), made by the runtime; NULL or short: a
+   * container that asks for credentials is refused. */
+  const struct str_list *standins;
 };
 
 void host_dirents_free (struct host_dirent *entries, size_t n);
