@@ -11,6 +11,8 @@ libegress_a_SOURCES = \
 	runtime/egress/dns.c runtime/egress/dns.h \
 	runtime/egress/dns_stub.c runtime/egress/dns_stub.h \
 	runtime/egress/http_parse.c runtime/egress/http_parse.h \
+	runtime/egress/inject_rewrite.c runtime/egress/inject_rewrite.h \
+	runtime/egress/inject_wire.c runtime/egress/inject_wire.h \
 	runtime/egress/namecache.c runtime/egress/namecache.h \
 	runtime/egress/nameconf.c runtime/egress/nameconf.h \
 	runtime/egress/netaddr.c runtime/egress/netaddr.h \
@@ -30,6 +32,7 @@ check_PROGRAMS += \
 	tests/unit/test-egress-dns-stub \
 	tests/unit/test-egress-peek \
 	tests/unit/test-egress-http \
+	tests/unit/test-egress-inject \
 	tests/unit/test-egress-netaddr \
 	tests/unit/test-egress-poll \
 	tests/unit/test-egress-public-suffix \
@@ -41,6 +44,7 @@ TESTS += \
 	tests/unit/test-egress-dns-stub \
 	tests/unit/test-egress-peek \
 	tests/unit/test-egress-http \
+	tests/unit/test-egress-inject \
 	tests/unit/test-egress-netaddr \
 	tests/unit/test-egress-poll \
 	tests/unit/test-egress-public-suffix \
@@ -51,6 +55,7 @@ tests_unit_test_egress_dns_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_dns_stub_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_peek_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_http_LDADD = $(EGRESS_UNIT_LDADD)
+tests_unit_test_egress_inject_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_netaddr_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_poll_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_public_suffix_LDADD = $(EGRESS_UNIT_LDADD)
