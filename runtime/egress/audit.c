@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/io.h"
+#include "common/xalloc.h"
 #include "egress.h"
 #include "oci/json_writer.h"
 #include "runtime/fault.h"
@@ -202,10 +203,48 @@ audit_write (struct conn *c)
   json_kv_uint (w, "bytes_up", c->bytes_up);
   json_kv_uint (w, "bytes_down", c->bytes_down);
   json_kv_uint (w, "duration_ms", eg->now_ms - c->start_ms);
+  if (c->intercepted)
+    json_kv_bool (w, "tls_intercepted", true);
+  if (c->standin)
+    json_kv_string (w, "standin", c->standin);
   line = json_writer_finish_line (w, &len);
   if (write_line (eg, line, len) < 0)
     audit_failed (eg, errno);
   free (line);
+}
+
+void
+audit_inject (struct conn *c, const char *name, const char *method, size_t method_len,
+              const char *path, size_t path_len)
+{
+  struct egress *eg = c->eg;
+  char host[HOST_NAME_MAX_LEN + 1], *request, *line;
+  struct json_writer *w;
+  struct timespec now;
+  size_t len;
+
+  if (eg->opt.audit_fd < 0)
+    return;
+  if (!audit_ready (eg))
+    {
+      eg->audit_lost++;
+      return;
+    }
+  if (path_len > 256)
+    path_len = 256;
+  request = xasprintf ("%.*s %.*s", (int) method_len, method, (int) path_len, path);
+  host_format (&c->host, false, host);
+  clock_gettime (CLOCK_REALTIME, &now);
+  w = begin (&eg->opt, &now, "inject");
+  json_kv_string (w, "credential", name);
+  json_kv_string (w, "host", host);
+  json_kv_uint (w, "port", c->port);
+  json_kv_string (w, "request", request);
+  line = json_writer_finish_line (w, &len);
+  if (write_line (eg, line, len) < 0)
+    audit_failed (eg, errno);
+  free (line);
+  free (request);
 }
 
 int

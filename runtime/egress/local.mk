@@ -67,17 +67,19 @@ agentrt_egress_SOURCES = \
 	runtime/egress/conn.c \
 	runtime/egress/egress.c runtime/egress/egress.h \
 	runtime/egress/lockdown.c runtime/egress/lockdown.h \
+	runtime/egress/mitm.c \
 	runtime/egress/proxy_http.c \
 	runtime/egress/proxy_socks.c \
 	runtime/egress/relay.c \
 	runtime/egress/resolver.c \
 	runtime/egress/selftest.c runtime/egress/selftest.h \
 	runtime/egress/stub.c \
+	runtime/egress/tls.c runtime/egress/tls.h \
 	runtime/egress/transparent.c \
 	runtime/fault.c runtime/fault.h
-agentrt_egress_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
+agentrt_egress_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(OPENSSL_CFLAGS)
 agentrt_egress_LDFLAGS = $(AM_LDFLAGS) $(EGRESS_LDFLAGS)
-agentrt_egress_LDADD = libegress.a liboci.a libcommon.a $(SECCOMP_LIBS)
+agentrt_egress_LDADD = libegress.a liboci.a libcommon.a $(SECCOMP_LIBS) $(OPENSSL_LIBS)
 
 # End-to-end test of the binary in network namespaces of its own: needs
 # root (skips otherwise), takes about a minute.
@@ -85,9 +87,9 @@ TESTS += tests/egress/run.sh
 
 EXTRA_DIST += docs/egress.md \
 	tests/egress/run.sh tests/egress/launch.py tests/egress/server.py \
-	tests/egress/client.py tests/egress/dns_server.py \
+	tests/egress/client.py tests/egress/dns_server.py tests/egress/git_server.py \
 	tests/egress/packages \
 	tests/fuzz/fuzz-http.c tests/fuzz/fuzz-socks5.c tests/fuzz/fuzz-allowlist.c \
-	tests/fuzz/fuzz-peek.c tests/fuzz/fuzz-dns-query.c \
-	tests/fuzz/corpus/http tests/fuzz/corpus/socks5 tests/fuzz/corpus/allowlist \
+	tests/fuzz/fuzz-peek.c tests/fuzz/fuzz-dns-query.c tests/fuzz/fuzz-inject.c \
+	tests/fuzz/corpus/inject tests/fuzz/corpus/http tests/fuzz/corpus/socks5 tests/fuzz/corpus/allowlist \
 	tests/fuzz/corpus/peek tests/fuzz/corpus/dns-query
