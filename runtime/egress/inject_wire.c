@@ -90,8 +90,8 @@ name_ok (const char *s, size_t n)
   return true;
 }
 
-static bool
-standin_ok (const char *s, size_t n)
+bool
+inject_standin_valid (const char *s, size_t n)
 {
   size_t plen = sizeof (CREDENTIAL_STANDIN_PREFIX) - 1;
 
@@ -103,8 +103,8 @@ standin_ok (const char *s, size_t n)
   return true;
 }
 
-static bool
-value_ok (const char *s, size_t n)
+bool
+inject_value_valid (const char *s, size_t n)
 {
   if (n == 0 || n > CREDENTIAL_VALUE_MAX || s[0] == ' ' || s[n - 1] == ' ')
     return false;
@@ -162,9 +162,9 @@ take (struct inject_set *out, int *step, const char *tag, const char *d, size_t 
     }
   else if (*step == W_HEADER && strcmp (tag, "header") == 0 && header_ok (d, n))
     memcpy (c->header, d, n);
-  else if (*step == W_STANDIN && strcmp (tag, "standin") == 0 && standin_ok (d, n))
+  else if (*step == W_STANDIN && strcmp (tag, "standin") == 0 && inject_standin_valid (d, n))
     memcpy (c->standin, d, n);
-  else if (*step == W_VALUE && strcmp (tag, "value") == 0 && value_ok (d, n))
+  else if (*step == W_VALUE && strcmp (tag, "value") == 0 && inject_value_valid (d, n))
     {
       c->value = dup_n (d, n);
       c->value_len = n;

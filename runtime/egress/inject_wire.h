@@ -48,6 +48,12 @@ bool inject_wire_put (char **buf, size_t *len, const char *tag, const char *data
  * are wiped from buf. */
 int inject_wire_decode (char *buf, size_t len, struct inject_set *out, agentrt_error_t *err);
 
+/* Is s[0..n) a stand-in as the runtime makes them (the prefix, 32 lower-
+ * case hex digits)?  A value fit for a header (1..CREDENTIAL_VALUE_MAX
+ * bytes of visible ASCII and spaces, no space at either end)? */
+bool inject_standin_valid (const char *s, size_t n);
+bool inject_value_valid (const char *s, size_t n);
+
 /* Frees (and wipes) what the set holds. */
 void inject_set_release (struct inject_set *s);
 

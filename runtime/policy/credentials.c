@@ -9,6 +9,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "credentials.h"
+#include "runtime/egress/inject_wire.h"
 
 void
 credential_decl_release (struct credential_decl *d)
@@ -212,24 +213,11 @@ credentials_select (const char *spec, const struct credential_decl *decls, size_
 bool
 credential_standin_valid (const char *s)
 {
-  size_t plen = sizeof (CREDENTIAL_STANDIN_PREFIX) - 1;
-
-  if (s == NULL || strlen (s) != CREDENTIAL_STANDIN_LEN
-      || strncmp (s, CREDENTIAL_STANDIN_PREFIX, plen) != 0)
-    return false;
-  for (const char *p = s + plen; *p; p++)
-    if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-      return false;
-  return true;
+  return s && inject_standin_valid (s, strlen (s));
 }
 
 bool
 credential_value_valid (const char *value, size_t len)
 {
-  if (len == 0 || len > CREDENTIAL_VALUE_MAX || value[0] == ' ' || value[len - 1] == ' ')
-    return false;
-  for (size_t i = 0; i < len; i++)
-    if ((unsigned char) value[i] < 0x20 || (unsigned char) value[i] > 0x7e)
-      return false;
-  return true;
+  return inject_value_valid (value, len);
 }

@@ -61,7 +61,8 @@ bool credential_header_allowed (const char *name);
 int credentials_select (const char *spec, const struct credential_decl *decls,
                         size_t n, size_t **sel, size_t *nsel, agentrt_error_t *err);
 
-/* Is s a stand-in as the runtime makes them? */
+/* Is s a stand-in as the runtime makes them?  (inject_wire.h's checks,
+ * which the sidecar applies again.) */
 bool credential_standin_valid (const char *s);
 
 /* Is value fit to go in a header: 1..CREDENTIAL_VALUE_MAX bytes of
