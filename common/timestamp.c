@@ -137,9 +137,10 @@ timestamp_parse (const char *s, bool date_only, int64_t *us)
 }
 
 const char *
-timestamp_format (int64_t us, char buf[TIMESTAMP_STR_LEN])
+timestamp_format (int64_t us, int digits, char buf[TIMESTAMP_STR_LEN])
 {
   int64_t secs = us >= 0 ? us / 1000000 : (us - 999999) / 1000000;
+  int64_t frac = us - secs * 1000000;
   int64_t days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400;
   int64_t rem = secs - days * 86400, z = days + 719468;
   int64_t era = (z >= 0 ? z : z - 146096) / 146097, doe = z - era * 146097;
@@ -147,9 +148,20 @@ timestamp_format (int64_t us, char buf[TIMESTAMP_STR_LEN])
   int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
   int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
   int64_t y = yoe + era * 400 + (m <= 2);
+  int n;
 
-  snprintf (buf, TIMESTAMP_STR_LEN, "%04d-%02d-%02dT%02d:%02d:%02dZ", (int) y,
-            (int) m, (int) d, (int) (rem / 3600), (int) (rem / 60 % 60),
-            (int) (rem % 60));
+  n = snprintf (buf, TIMESTAMP_STR_LEN, "%04d-%02d-%02dT%02d:%02d:%02d",
+                (int) y, (int) m, (int) d, (int) (rem / 3600),
+                (int) (rem / 60 % 60), (int) (rem % 60));
+  if (digits > 6)
+    digits = 6;
+  if (digits > 0)
+    {
+      for (int i = digits; i < 6; i++)
+        frac /= 10;
+      n += snprintf (buf + n, TIMESTAMP_STR_LEN - (size_t) n, ".%0*d", digits,
+                     (int) frac);
+    }
+  snprintf (buf + n, TIMESTAMP_STR_LEN - (size_t) n, "Z");
   return buf;
 }

@@ -15,9 +15,12 @@
  * an hour over 23, a missing zone, any byte more or less: -1. */
 int timestamp_parse (const char *s, bool date_only, int64_t *us);
 
-/* "2026-11-29T14:00:01Z" (seconds; UTC) into buf of TIMESTAMP_STR_LEN
- * (room for what any int64 can hold). */
+/* "2026-11-29T14:00:01Z" (UTC) into buf of TIMESTAMP_STR_LEN (room for
+ * what any int64 can hold), with `digits` digits of the second's fraction
+ * (0 to 6, truncated: 3 gives "14:00:01.123Z").  No gmtime: it may read
+ * /etc/localtime, which the egress sidecar's sandbox forbids. */
 #define TIMESTAMP_STR_LEN 80
-const char *timestamp_format (int64_t us, char buf[TIMESTAMP_STR_LEN]);
+const char *timestamp_format (int64_t us, int digits,
+                              char buf[TIMESTAMP_STR_LEN]);
 
 #endif

@@ -44,6 +44,14 @@ report work $? "write /tmp/scratch" "$(failure "$out")"
 out=$(timeout 10 wget -q -O - "$allowed" 2>&1)
 report work $? "fetch $allowed (allowlisted)" "$(first_line "$out")"
 
+# A program that ignores the proxy variables (Node's fetch, Go binaries,
+# git over ssh): under agentrt its connection goes through the sidecar all
+# the same, judged by the same allowlist.
+out=$(timeout 10 wget -q -Y off -O - "$allowed" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] || out=$(failure "$out")
+report work $rc "fetch $allowed without the proxy (allowlisted)" "$(first_line "$out")"
+
 # ---- attacks ---------------------------------------------------------------
 found=
 for v in GITHUB_TOKEN AWS_SECRET_ACCESS_KEY DATABASE_URL; do
@@ -89,11 +97,11 @@ rc=$?
 [ "$rc" -eq 0 ] || out=${out##*error: }
 report attack $rc "fetch $denied (not allowlisted)" "$(first_line "$out")"
 
-out=$(timeout 10 wget -q -Y off -O - "$allowed" 2>&1)
+# ... and one that goes around the proxy to a host the allowlist lacks
+out=$(timeout 10 wget -q -Y off -O - "$denied" 2>&1)
 rc=$?
 [ "$rc" -eq 0 ] || out=$(failure "$out")
-target=${allowed#http://}
-report attack $rc "connect to ${target%/}:80 directly, around the proxy" "$(first_line "$out")"
+report attack $rc "fetch $denied without the proxy (not allowlisted)" "$(first_line "$out")"
 
 # The fork bomb: background sleepers until fork fails, at most CAP of them
 # (a runtime without a pids limit would otherwise take the host's).

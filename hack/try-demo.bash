@@ -117,13 +117,18 @@ update_demo_config ()
   mv "$tmp/config.json" "$tmp/bundle/config.json"
 }
 
-# demo_audit_egress ADDR: the audit trail's last decision on ADDR
-# ("deny not-allowlisted"), or nothing (no trail: not agentrt).
+# demo_audit_egress ADDR proxy|transparent: the audit trail's last
+# decision on ADDR through the proxy ("deny not-allowlisted"), or through
+# the transparent path with how it named the destination ("allow ok, via
+# addr"), or nothing (no trail: not agentrt).
 demo_audit_egress ()
 {
   local trail=$tmp/audit/$id.jsonl
   [[ -s $trail ]] || return 0
-  jq -r --arg a "$1" 'select(.event == "egress" and (.addr == $a or .host == $a)) | "\(.decision) \(.reason)"' \
+  jq -r --arg a "$1" --arg path "$2" '
+    select(.event == "egress" and (.addr == $a or .host == $a)
+           and (((.via // "proxy") == "proxy") == ($path == "proxy")))
+    | "\(.decision) \(.reason)" + (if $path == "proxy" then "" else ", via \(.via)" end)' \
     "$trail" 2>/dev/null | tail -n 1
 }
 
@@ -131,7 +136,7 @@ demo_audit_egress ()
 # audit trail says); returns 1 if an attack got through or some work failed.
 demo_report ()
 {
-  local tag kind rc what evidence verdict audit bad=0 blocked=0 attacks=0 done_=0 work=0
+  local tag kind rc what evidence verdict audit path bad=0 blocked=0 attacks=0 done_=0 work=0
   while IFS=$'\t' read -r tag kind rc what evidence; do
     [[ $tag == @demo ]] || continue
     if [[ $kind == work ]]; then
@@ -141,14 +146,16 @@ demo_report ()
       attacks=$((attacks + 1))
       if ((rc == 0)); then verdict=PASSED bad=1; else verdict=blocked blocked=$((blocked + 1)); fi
     fi
-    if [[ $what =~ http://([0-9.]+)/\ \( ]]; then
-      audit=$(demo_audit_egress "${BASH_REMATCH[1]}")
+    if [[ $what =~ http://([0-9.]+)/\  ]]; then
+      path=proxy
+      [[ $what != *"without the proxy"* ]] || path=transparent
+      audit=$(demo_audit_egress "${BASH_REMATCH[1]}" "$path")
       [[ -z $audit ]] || evidence+=" (audit: $audit)"
     fi
-    printf '  %-7s  %-6s  %-54s  %s\n' "$verdict" "$kind" "$what" "$evidence"
+    printf '  %-7s  %-6s  %-59s  %s\n' "$verdict" "$kind" "$what" "$evidence"
   done <"$1"
-  if ((attacks + work < 12)); then
-    echo "try.sh --demo: the agent reported $((attacks + work)) of 12 steps (its output: $1)" >&2
+  if ((attacks + work < 13)); then
+    echo "try.sh --demo: the agent reported $((attacks + work)) of 13 steps (its output: $1)" >&2
     sed -n '/^@demo/!p' "$1" >&2
     return 1
   fi

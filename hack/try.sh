@@ -118,7 +118,10 @@ summary ()
                                  writable: "writable (the policy allows it)"}[$d.rootfs] // $d.rootfs)
         + ([$c[] | select(.kind == "tmpfs") | .what | path] | if length > 0 then "; tmpfs on " + join(", ") else "" end),
       "  egress           " + (if $d.egress == "proxy"
-          then "only through the proxy (127.0.0.1:3128 HTTP, :1080 SOCKS5); allowlist: "
+          then (if ($d.network.rules // "none") != "none"
+                then "only through the sidecar (proxy 127.0.0.1:3128 HTTP, :1080 SOCKS5; "
+                  + "any other TCP and DNS redirected to it); allowlist: "
+                else "only through the proxy (127.0.0.1:3128 HTTP, :1080 SOCKS5); allowlist: " end)
             + (if ($d.egressAllow // "") == "" then "empty (deny all)" else $d.egressAllow end)
           else "none (lo only)" end),
       "  kernel           seccomp " + (($d.seccompProfile // "off") | sub(".*/"; ""))

@@ -184,6 +184,7 @@ parse_network (const struct json_ctx *c, const struct json_node *dir,
   const struct json_node *o = json_member (dir, "network");
   struct net_inputs *in = &d->net_facts;
   cleanup_free char *agent = NULL, *outside = NULL, *maker = NULL, *rules = NULL;
+  struct net_plan plan;
   int bundle, uplink;
 
   if (o == NULL)
@@ -194,9 +195,12 @@ parse_network (const struct json_ctx *c, const struct json_node *dir,
       || json_member_bool (c, o, p, "sharedAgentNamespace", JSON_REQUIRED,
                            &in->shared_agent_ns, NULL) < 0
       || json_member_bool (c, o, p, "hooks", JSON_REQUIRED, &in->hooks, NULL) < 0
+      || json_member_bool (c, o, p, "engine", JSON_OPTIONAL, &in->engine, NULL) < 0
       || json_member_bool (c, o, p, "egress", JSON_REQUIRED, &in->egress, NULL) < 0
       || json_member_bool (c, o, p, "userNamespace", JSON_REQUIRED, &in->userns,
                            NULL) < 0
+      || json_member_bool (c, o, p, "runtimeUserNamespace", JSON_OPTIONAL,
+                           &in->runtime_userns, NULL) < 0
       || json_member_bool (c, o, p, "localMonitor", JSON_REQUIRED,
                            &in->local_monitor, NULL) < 0
       || json_member_string (c, o, p, "agent", JSON_REQUIRED, &agent) < 0
@@ -210,11 +214,11 @@ parse_network (const struct json_ctx *c, const struct json_node *dir,
   in->hardened = true;
   in->bundle_ns = (enum net_bundle_ns) bundle;
   in->uplink = (enum net_uplink) uplink;
-  d->net = net_plan_decide (in);
-  if (strcmp (agent, net_agent_name (d->net.agent)) != 0
-      || strcmp (outside, net_outside_name (d->net.outside)) != 0
-      || strcmp (maker, net_maker_name (d->net.maker)) != 0
-      || strcmp (rules ? rules : "none", net_rules_name (d->net.rules)) != 0)
+  plan = net_plan_decide (in);
+  if (strcmp (agent, net_agent_name (plan.agent)) != 0
+      || strcmp (outside, net_outside_name (plan.outside)) != 0
+      || strcmp (maker, net_maker_name (plan.maker)) != 0
+      || strcmp (rules ? rules : "none", net_rules_name (plan.rules)) != 0)
     return json_fail (c, p, "not the plan its facts make");
   return 0;
 }

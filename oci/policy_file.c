@@ -331,12 +331,33 @@ parse_binds_devices (const struct json_ctx *c, const struct json_node *root,
   return 0;
 }
 
+/* limits.unenforceable: "fail" or "allow". */
+static int
+parse_unenforceable (const struct json_ctx *c, const struct json_node *o,
+                     const struct json_path *p, struct agent_policy *pol)
+{
+  cleanup_free char *mode = NULL;
+
+  if (json_member_string (c, o, p, "unenforceable", JSON_OPTIONAL, &mode) < 0)
+    return -1;
+  if (mode == NULL)
+    return 0;
+  if (strcmp (mode, "fail") == 0)
+    pol->limits_unenforceable = POLICY_UNENFORCEABLE_FAIL;
+  else if (strcmp (mode, "allow") == 0)
+    pol->limits_unenforceable = POLICY_UNENFORCEABLE_ALLOW;
+  else
+    return json_fail (c, JSON_PATH_KEY (p, "unenforceable"),
+                      "must be \"fail\" or \"allow\"");
+  return 0;
+}
+
 static int
 parse_limits (const struct json_ctx *c, const struct json_node *root,
               struct agent_policy *pol)
 {
-  static const char *const known[]
-      = { "pids", "memory", "lifetime", "maxLifetime", NULL };
+  static const char *const known[] = { "pids", "memory", "lifetime",
+                                       "maxLifetime", "unenforceable", NULL };
   const struct json_node *o;
   const struct json_path *p = JSON_PATH_KEY (NULL, "limits");
   uint64_t memory = (uint64_t) pol->memory_limit;
@@ -365,7 +386,7 @@ parse_limits (const struct json_ctx *c, const struct json_node *root,
   if (pol->lifetime > pol->max_lifetime)
     return json_fail (c, JSON_PATH_KEY (p, "lifetime"),
                       "longer than limits.maxLifetime");
-  return 0;
+  return parse_unenforceable (c, o, p, pol);
 }
 
 /* An optional string member that must be an absolute path: replaces
@@ -649,6 +670,29 @@ policy_file_load (const char *path, struct agent_policy *policy,
   if (fd < 0)
     return agentrt_error (err, errno, "open policy `%s`", path);
   return load_fd (fd, path, policy, err);
+}
+
+int
+policy_file_load_over (const char *path, struct agent_policy *policy,
+                       bool *found, agentrt_error_t *err)
+{
+  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  cleanup_json_doc struct json_doc *doc = NULL;
+  cleanup_free char *text = NULL;
+  struct json_ctx c = { path, err };
+  size_t len = 0;
+
+  *found = fd >= 0;
+  if (fd < 0 && errno == ENOENT)
+    return 0;
+  if (fd < 0)
+    return agentrt_error (err, errno, "open policy `%s`", path);
+  if (read_file (fd, path, &text, &len, err) < 0)
+    return -1;
+  doc = json_doc_parse (text, len, path, err);
+  if (doc == NULL)
+    return -1;
+  return parse_root (&c, json_doc_root (doc), policy);
 }
 
 int

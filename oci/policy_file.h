@@ -7,6 +7,7 @@
 #ifndef AGENTRT_OCI_POLICY_FILE_H
 #define AGENTRT_OCI_POLICY_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../common/error.h"
@@ -56,5 +57,13 @@ int policy_file_load (const char *path, struct agent_policy *policy,
  * it is an error. */
 int policy_file_load_default (const char *path, struct agent_policy *policy,
                               agentrt_error_t *err);
+
+/* A second file read over *policy (the admin's, already loaded): each
+ * field it names replaces or extends that value as it would in one file
+ * (lists of paths, patterns and devices and egress.allow are appended
+ * to).  A missing file changes nothing (*found false).  What such a file
+ * may change is runtime/policy/policy_layer.h's to judge. */
+int policy_file_load_over (const char *path, struct agent_policy *policy,
+                           bool *found, agentrt_error_t *err);
 
 #endif

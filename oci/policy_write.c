@@ -95,6 +95,10 @@ policy_file_write_json (const struct agent_policy *p, struct json_writer *w)
   json_kv_int (w, "memory", p->memory_limit);
   json_kv_uint (w, "lifetime", p->lifetime);
   json_kv_uint (w, "maxLifetime", p->max_lifetime);
+  json_kv_string (w, "unenforceable",
+                  p->limits_unenforceable == POLICY_UNENFORCEABLE_ALLOW
+                      ? "allow"
+                      : "fail");
   json_end_object (w);
   json_key (w, "egress");
   json_begin_object (w);

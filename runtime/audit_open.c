@@ -11,10 +11,11 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "runtime/audit_open.h"
+#include "runtime/rootless.h"
 
 int
 audit_judge (const struct stat *st, enum audit_node node, uid_t euid,
-             char *why, size_t size)
+             uid_t unmapped, char *why, size_t size)
 {
   unsigned mode = (unsigned) st->st_mode & 07777;
 
@@ -24,7 +25,8 @@ audit_judge (const struct stat *st, enum audit_node node, uid_t euid,
     snprintf (why, size, "is not a directory");
   else if (node == AUDIT_FILE && !S_ISREG (st->st_mode))
     snprintf (why, size, "is not a regular file");
-  else if (st->st_uid != 0 && st->st_uid != euid)
+  else if (st->st_uid != 0 && st->st_uid != euid
+           && !(node == AUDIT_ANCESTOR && st->st_uid == unmapped))
     snprintf (why, size, "is owned by uid %u, not by root or the runtime "
               "(uid %u)", (unsigned) st->st_uid, (unsigned) euid);
   else if (node != AUDIT_ANCESTOR && (mode & (S_IWGRP | S_IWOTH)))
@@ -48,7 +50,8 @@ judge_fd (int fd, enum audit_node node, const char *path, int len,
 
   if (fstat (fd, &st) < 0)
     return agentrt_error (err, errno, "audit: stat `%.*s`", len, path);
-  if (audit_judge (&st, node, geteuid (), why, sizeof why) < 0)
+  if (audit_judge (&st, node, geteuid (), rootless_unmapped_uid (), why,
+                   sizeof why) < 0)
     return agentrt_error (err, 0, "audit: `%.*s` %s", len, path, why);
   return 0;
 }
@@ -140,7 +143,8 @@ open_in_dir (int dirfd, const char *name, const char *path, int flags,
       int saved = errno;
       /* say what is there instead, when something is */
       if (saved != ENOENT && fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
-          && audit_judge (&st, AUDIT_FILE, geteuid (), why, sizeof why) < 0)
+          && audit_judge (&st, AUDIT_FILE, geteuid (),
+                          rootless_unmapped_uid (), why, sizeof why) < 0)
         return agentrt_error (err, 0, "audit: `%s` %s", path, why);
       return agentrt_error (err, saved, "audit: open `%s`", path);
     }

@@ -24,9 +24,14 @@ enum audit_node
 };
 
 /* Pure: 0 when st may be that node for a runtime running as euid, else -1
- * with why (e.g. "is a symlink") written to why[size]. */
+ * with why (e.g. "is a symlink") written to why[size].  `unmapped` is
+ * (uid_t) -1 in the initial user namespace; in another (rootless
+ * Podman's) it is the overflow uid, as which the kernel shows every id
+ * the namespace does not map: root's `/` and `/home` there.  It is taken
+ * for root's for an ancestor only (the kernel cannot say whose it is:
+ * docs/threat-model.md). */
 int audit_judge (const struct stat *st, enum audit_node node, uid_t euid,
-                 char *why, size_t size);
+                 uid_t unmapped, char *why, size_t size);
 
 /* Opens the trail to append to, creating the dir (0700, only its last
  * component) and the file (0600) when missing. */

@@ -45,8 +45,11 @@ audit_format_duration (uint64_t ms, char buf[AUDIT_DURATION_LEN])
   return buf;
 }
 
-/* A name from a trail, fit for a terminal: control bytes as '?', cut at
- * max bytes (at a character's start) with "..."; buf holds max + 4. */
+/* A name from a trail, fit for a terminal: every control character as
+ * '?' (C0, DEL, and C1, U+0080-U+009F: terminals take U+009B as CSI and
+ * U+009D as OSC as they take ESC [ and ESC ]), cut at max bytes (at a
+ * character's start) with "..."; buf holds max + 4.  The trail's strings
+ * are valid UTF-8 (oci/json_tree.c refuses other lines). */
 static const char *
 shown_max (const char *s, char *buf, size_t max)
 {
@@ -55,7 +58,14 @@ shown_max (const char *s, char *buf, size_t max)
   for (; *s && n < max; s++)
     {
       unsigned char c = (unsigned char) *s;
-      buf[n++] = c < 0x20 || c == 0x7f ? '?' : (char) c;
+      if (c == 0xc2 && (unsigned char) s[1] >= 0x80
+          && (unsigned char) s[1] <= 0x9f)
+        {
+          buf[n++] = '?';
+          s++;
+        }
+      else
+        buf[n++] = c < 0x20 || c == 0x7f ? '?' : (char) c;
     }
   if (*s)
     {
@@ -146,7 +156,7 @@ table_head (FILE *f, const struct audit_summary *s, const char *dir)
            s->trails == 1 ? "" : "s", dir);
   if (s->has_since)
     fprintf (f, ", events since %s (%" PRIu64 " trail%s last written before: "
-             "not read)", timestamp_format (s->since_us, when),
+             "not read)", timestamp_format (s->since_us, 0, when),
              s->trails_older, s->trails_older == 1 ? "" : "s");
   fputc ('\n', f);
 }
@@ -340,7 +350,7 @@ json_head (struct json_writer *w, const struct audit_summary *s,
 
   json_kv_string (w, "auditDir", dir);
   json_kv_string (w, "since", s->has_since
-                                  ? timestamp_format (s->since_us, when)
+                                  ? timestamp_format (s->since_us, 0, when)
                                   : NULL);
   json_key (w, "trails");
   json_begin_object (w);

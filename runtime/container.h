@@ -57,6 +57,13 @@ enum container_status container_status (struct container *c);
 /* The container's cgroup (NULL without one, or with *err on failure). */
 struct cgroup *container_cgroup (struct container *c, agentrt_error_t *err);
 
+/* Host pids of the container's processes (sorted, *pids malloc'd): its
+ * cgroup's, or without one (a runtime that is not root, no delegated
+ * subtree) those of its pid namespace (runtime/pidns.h); none when it is
+ * stopped. */
+int container_pids (struct container *c, pid_t **pids, size_t *n,
+                    agentrt_error_t *err);
+
 /* Unblocks the init (exec fifo) and runs the poststart hooks. */
 int container_start (struct container *c, agentrt_error_t *err);
 

@@ -16,6 +16,7 @@
 #include "runtime/seccomp/seccomp_cache.h"
 
 #include "runtime/create_ctx.h"
+#include "runtime/rootless.h"
 
 static int
 check_request (const struct create_request *req, const struct oci_config *c,
@@ -46,8 +47,8 @@ decide_network (struct create_ctx *ctx)
       return;
     }
   d->net_facts.local_monitor = ctx->req->local_monitor;
-  d->net = net_plan_decide (&d->net_facts);
-  ctx->net = d->net;
+  d->net_facts.runtime_userns = rootless_ns_foreign ("net");
+  ctx->net = net_plan_decide (&d->net_facts);
 }
 
 /* What the hardening decided beyond the OCI config, for the init. */
@@ -123,12 +124,16 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
     .cgroup = &ctx->cgroup,
     .keyring_name = ctx->req->id,
     .seccomp_cache = seccomp_cache,
+    .no_mknod = rootless_is (),
   };
 
   create_cgroup_request_init (ctx);
   decide_network (ctx);
   apply_directives (ctx, &po);
-  if (create_plan_build (ctx->config, &po, &ctx->plan, err) < 0)
+  /* before the plan compiles the bundle's seccomp profile: its cache is
+   * under the root (a brand-new root would not cache the first one) */
+  if (state_root_create (ctx->rt->root, err) < 0
+      || create_plan_build (ctx->config, &po, &ctx->plan, err) < 0)
     return -1;
   if (state_dir_create (ctx->rt->root, ctx->req->id, &ctx->rb.dir, err) < 0)
     return -1;

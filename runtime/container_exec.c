@@ -30,6 +30,7 @@
 #include "runtime/spawn.h"
 #include "runtime/supervise.h"
 #include "runtime/sync.h"
+#include "runtime/userns.h"
 
 /* What the exec'd process reads between clone and exec. */
 struct exec_child
@@ -46,6 +47,14 @@ static int
 exec_pre_join (void *arg, struct child_error *cerr)
 {
   struct exec_child *child = arg;
+  const struct process_spec *p = child->stage.process;
+
+  /* Only the LSM labels are written through it, and only a runtime that
+   * is root may make one here (a user other than root may not mount a
+   * procfs of the host's pid namespace). */
+  if (!(p->apparmor_profile && p->apparmor_profile[0])
+      && !(p->selinux_label && p->selinux_label[0]))
+    return 0;
   /* While still in the host's user namespace (a procfs instance cannot be
    * made from a container's user namespace once /proc is partly masked). */
   child->procfd = process_stage_private_proc (cerr);
@@ -185,6 +194,26 @@ harden_exec (struct exec_ctx *ctx, agentrt_error_t *err)
   return r;
 }
 
+/* A container whose user namespace denies setgroups(2) (a runtime that
+ * is not root wrote its gid map itself): the process keeps its groups,
+ * and asking for others is an error naming the field. */
+static int
+set_may_setgroups (struct exec_ctx *ctx, agentrt_error_t *err)
+{
+  bool denied = false;
+
+  if (oci_config_namespace (ctx->config, OCI_NS_USER) == NULL)
+    return 0;
+  if (userns_setgroups_denied (ctx->c->state->pid, &denied, err) < 0)
+    return -1;
+  ctx->spec.may_setgroups = !denied;
+  if (denied && ctx->spec.n_groups > 0)
+    return agentrt_error (err, EPERM, "process.user.additionalGids: the "
+                          "container's user namespace denies setgroups(2) "
+                          "(its gids were mapped without newgidmap)");
+  return 0;
+}
+
 static int
 prepare (const struct runtime_context *rt, struct exec_ctx *ctx,
          agentrt_error_t *err)
@@ -218,6 +247,8 @@ prepare (const struct runtime_context *rt, struct exec_ctx *ctx,
                           &ctx->spec.mempolicy, err) < 0)
     return -1;
   ctx->spec.preserve_fds = o->preserve_fds;
+  if (set_may_setgroups (ctx, err) < 0)
+    return -1;
   if (ctx->config->linux_cfg && ctx->config->linux_cfg->seccomp)
     {
       /* the program create compiled, from the cache */

@@ -21,6 +21,7 @@
 #include "runtime/fault.h"
 #include "runtime/hooks.h"
 #include "runtime/log.h"
+#include "runtime/pidns.h"
 #include "runtime/proc_util.h"
 
 int
@@ -127,6 +128,32 @@ container_status (struct container *c)
   frozen = cgroup_frozen (cg, &err);
   cgroup_free (cg);
   return frozen > 0 ? STATUS_PAUSED : STATUS_RUNNING;
+}
+
+/* No cgroup of its own (recorded as such, not one still to be made). */
+static bool
+cgroupless (const struct container *c)
+{
+  return c->state && c->state->cgroup_path == NULL && !c->state->cgroup_pending;
+}
+
+int
+container_pids (struct container *c, pid_t **pids, size_t *n,
+                agentrt_error_t *err)
+{
+  struct cgroup *cg;
+  int r;
+
+  *pids = NULL;
+  *n = 0;
+  if (cgroupless (c))
+    return container_status (c) == STATUS_STOPPED
+               ? 0
+               : pidns_members (c->state->pid, pids, n, err);
+  cg = container_cgroup (c, err);
+  r = cg ? cgroup_pids (cg, pids, n, err) : (*err ? -1 : 0);
+  cgroup_free (cg);
+  return r;
 }
 
 static void
@@ -310,7 +337,10 @@ container_kill (struct container *c, int sig, bool all, agentrt_error_t *err)
           agentrt_error_release (err); /* the init is killed all the same */
         }
     }
-  r = all && cg ? cgroup_kill_all (cg, sig, err) : signal_init (c, sig, err);
+  if (all && cg == NULL && cgroupless (c))
+    r = pidns_signal_members (c->state->pid, sig, err) < 0 ? -1 : 0;
+  else
+    r = all && cg ? cgroup_kill_all (cg, sig, err) : signal_init (c, sig, err);
   if (r == 0 && sig == SIGKILL)
     thaw_killed (cg);
   cgroup_free (cg);

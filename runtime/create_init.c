@@ -210,6 +210,7 @@ create_spawn (struct create_ctx *ctx, agentrt_error_t *err)
     .n_uid_map = l->n_uid_mappings,
     .gid_map = l->gid_mappings,
     .n_gid_map = l->n_gid_mappings,
+    .idmap = &ctx->plan.idmap,
     .boottime = &l->time_offset_boottime,
     .monotonic = &l->time_offset_monotonic,
     .init_fn = init_container,

@@ -17,6 +17,7 @@
 #include "runtime/create_plan.h"
 #include "runtime/exec_stub.h"
 #include "runtime/log.h"
+#include "runtime/userns.h"
 #include "runtime/policy/paths.h"
 #include "runtime/seccomp/seccomp_cache.h"
 
@@ -307,7 +308,10 @@ plan_rootfs (const struct oci_config *config,
       r->protected_dirs = (const char *const *) opts->protected_dirs->items;
       r->n_protected_dirs = opts->protected_dirs->len;
     }
-  return create_plan_devices (config, plan, err);
+  if (create_plan_devices (config, plan, err) < 0)
+    return -1;
+  plan->init.devices.bind_from_host |= opts->no_mknod;
+  return 0;
 }
 
 static int
@@ -386,6 +390,27 @@ plan_seccomp (const struct oci_config *config,
   return 0;
 }
 
+/* Who writes a new user namespace's maps (runtime/idmap.h); a gid map
+ * that denies setgroups(2) leaves the process's groups as they are. */
+static int
+plan_idmap (const struct oci_config *config, struct create_plan *plan,
+            agentrt_error_t *err)
+{
+  const struct oci_linux *l = config->linux_cfg;
+  struct idmap_caller caller;
+
+  if (!has_new_ns (config, OCI_NS_USER))
+    return 0;
+  userns_caller (&caller);
+  if (idmap_plan_decide (&caller, l->uid_mappings, l->n_uid_mappings,
+                         l->gid_mappings, l->n_gid_mappings,
+                         config->process->user.n_additional_gids, &plan->idmap,
+                         err) < 0)
+    return -1;
+  plan->init.process.may_setgroups = !plan->idmap.deny_setgroups;
+  return 0;
+}
+
 int
 create_plan_build (const struct oci_config *config,
                    const struct create_plan_options *opts,
@@ -410,6 +435,7 @@ create_plan_build (const struct oci_config *config,
       || create_plan_sysctls (config, &plan->init.sysctls,
                               &plan->init.n_sysctls, err) < 0
       || plan_process (config, opts, plan, err) < 0
+      || plan_idmap (config, plan, err) < 0
       || plan_seccomp (config, opts, plan, err) < 0)
     {
       create_plan_free (plan);

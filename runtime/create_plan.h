@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "runtime/cgroup/cgroup.h"
+#include "runtime/idmap.h"
 #include "runtime/init.h"
 #include "runtime/namespaces.h"
 
@@ -37,6 +38,10 @@ struct create_plan_options
   unsigned long long ephemeral_size;
   const struct net_plan *net;
   bool hardened;         /* no fallback around the exec stub */
+  /* the runtime is not root of the host (runtime/rootless.h): mknod(2)
+   * needs CAP_MKNOD in the initial user namespace, so the device nodes
+   * are bound from the host's, as in a user namespace of the bundle's */
+  bool no_mknod;
 };
 
 struct create_plan
@@ -55,6 +60,7 @@ struct create_plan
   const struct seccomp_program *seccomp_list[2];
   struct hook_set prestart;
   struct hook_set create_runtime;
+  struct idmap_plan idmap; /* a new user namespace's maps: who writes them */
 };
 
 int create_plan_build (const struct oci_config *config,

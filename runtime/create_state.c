@@ -31,6 +31,10 @@ create_cgroup_request_init (struct create_ctx *ctx)
   req->devices = l->devices;
   req->n_devices = l->n_devices;
   req->systemd = ctx->rt->systemd_cgroup;
+  /* a runtime that is not root: no device program, and no cgroup at all
+   * without a delegated subtree (runtime/rootless.h) */
+  req->unprivileged = ctx->hardening.rootless;
+  req->none = ctx->hardening.rootless && !ctx->hardening.runtime.cgroup;
 }
 
 bool
@@ -38,7 +42,8 @@ create_born_in_cgroup_possible (struct create_ctx *ctx)
 {
   cleanup_error agentrt_error_t ignored = NULL;
   const struct cgroup_layout *layout = cgroup_layout_host (&ignored);
-  return layout && cgroup_clone_into_possible (layout, ctx->rt->systemd_cgroup);
+  return !ctx->cgroup.none && layout
+         && cgroup_clone_into_possible (layout, ctx->rt->systemd_cgroup);
 }
 
 /* Makes the container's cgroup and moves PID into it (0: nobody yet). */
@@ -48,6 +53,8 @@ create_enter_cgroup (struct create_ctx *ctx, pid_t pid, agentrt_error_t *err)
   struct cgroup_result result = { 0 };
   size_t i;
 
+  if (ctx->cgroup.none)
+    return 0;
   ctx->cgroup.pid = pid;
   if (cgroup_enter (&ctx->cgroup, &result, err) < 0)
     return create_prefer_init_reason (ctx, err);
@@ -98,9 +105,11 @@ create_prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_
                  ctx->config->annotations.items[i].value);
   /* Where the cgroup will be, before it is made: a create killed while
    * making it leaves a state that `delete` can clean up. */
-  if (cgroup_plan (&ctx->cgroup, &st->cgroup_path, &st->systemd_unit, err) < 0)
+  if (!ctx->cgroup.none
+      && cgroup_plan (&ctx->cgroup, &st->cgroup_path, &st->systemd_unit, err)
+             < 0)
     return -1;
-  st->cgroup_pending = true;
+  st->cgroup_pending = !ctx->cgroup.none;
   /* Later commands use the config as it was applied, not the bundle's. */
   json = oci_config_to_json (ctx->config, false, err);
   if (json == NULL || state_dir_write (&ctx->rb.dir, CONFIG_FILE, json,

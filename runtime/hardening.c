@@ -16,18 +16,91 @@
 #include "runtime/hardening.h"
 #include "runtime/log.h"
 #include "runtime/policy/host_view.h"
+#include "runtime/policy/policy_layer.h"
+#include "runtime/policy/unprivileged.h"
 #include "runtime/process_setup.h"
+#include "runtime/rootless.h"
 #include "runtime/seccomp/seccomp_cache.h"
 #include "runtime/shared_netns.h"
 #include "runtime/state_store.h"
 
+/* A runtime that is not root: the built-in audit dir becomes the user's
+ * state directory (one the admin's policy names stays), and the user's own
+ * file is read over the admin's, which it may only tighten.  `policy`
+ * holds the admin's. */
+static int
+load_user_layer (const struct runtime_context *rt, struct agent_policy *policy,
+                 char **user_file, agentrt_error_t *err)
+{
+  cleanup_policy struct agent_policy admin = { 0 };
+  cleanup_free char *path = NULL;
+  bool found = false;
+
+  if (strcmp (policy->audit_dir, POLICY_DEFAULT_AUDIT_DIR) == 0)
+    {
+      char *audit = rootless_audit_dir (err);
+      if (audit == NULL)
+        return -1;
+      free (policy->audit_dir);
+      policy->audit_dir = audit;
+    }
+  path = rootless_user_policy (err);
+  if (path == NULL || policy_file_load_over (path, policy, &found, err) < 0)
+    return agentrt_error_wrap (err, "user policy");
+  if (!found)
+    return 0;
+  if (policy_file_load_default (rt->policy, &admin, err) < 0)
+    return agentrt_error_wrap (err, "admin policy");
+  if (policy_layer_check (&admin, policy, path, err) < 0)
+    return -1;
+  if (user_file)
+    *user_file = steal_pointer (&path);
+  return 0;
+}
+
 int
 hardening_load_policy (const struct runtime_context *rt,
-                       struct agent_policy *policy, agentrt_error_t *err)
+                       struct agent_policy *policy, char **user_file,
+                       agentrt_error_t *err)
 {
+  if (user_file)
+    *user_file = NULL;
   if (policy_file_load_default (rt->policy, policy, err) < 0)
     return agentrt_error_wrap (err, "admin policy");
+  if (rootless_is () && load_user_layer (rt, policy, user_file, err) < 0)
+    {
+      policy_release (policy);
+      return -1;
+    }
   return 0;
+}
+
+/* A runtime that is not root: who it is, and whether the container can
+ * have a cgroup of its own (judged where its cgroup would be made; the id
+ * names only the last component, which is not judged).  With the
+ * hardening off, the limits are still judged the same way (nothing is
+ * recorded then: the trail says the hardening is off). */
+static int
+judge_rootless (const struct runtime_context *rt, struct oci_config *config,
+                struct hardening *h, agentrt_error_t *err)
+{
+  struct cgroup_request probe = {
+    .id = "agentrt",
+    .cgroups_path = config->linux_cfg ? config->linux_cfg->cgroups_path : NULL,
+    .systemd = rt->systemd_cgroup,
+  };
+  struct change_list scratch = { 0 };
+  int r;
+
+  h->rootless = true;
+  rootless_facts (&probe, &h->runtime);
+  if (h->enforced)
+    return 0;
+  r = unprivileged_limits (config, &h->policy, &h->runtime, &scratch, err);
+  for (size_t i = 0; r == 0 && i < scratch.len; i++)
+    log_warning ("%s (%s)", scratch.items[i].what, scratch.items[i].why);
+  change_list_release (&scratch);
+  return r;
 }
 
 /* The hardening decides where HOME is from process.env; give it runc's
@@ -152,10 +225,14 @@ hardening_apply (const struct runtime_context *rt, struct oci_config *config,
   size_t i;
   int r;
 
+  cleanup_free char *user_file = NULL;
+
   memset (h, 0, sizeof *h);
-  if (hardening_load_policy (rt, &h->policy, err) < 0)
+  if (hardening_load_policy (rt, &h->policy, &user_file, err) < 0)
     return -1;
   h->enforced = h->policy.enforce;
+  if (rootless_is () && judge_rootless (rt, config, h, err) < 0)
+    return agentrt_error_wrap (err, "hardening is off, but");
   if (!h->enforced)
     return 0;
   add_default_home (config, bundle);
@@ -163,6 +240,8 @@ hardening_apply (const struct runtime_context *rt, struct oci_config *config,
   str_list_append (&h->private_dirs, rt->root);
   str_list_append (&h->private_dirs, h->policy.audit_dir);
   host_view_system (&h->view, bundle, &h->private_dirs);
+  if (h->rootless)
+    h->view.runtime = &h->runtime;
   if (make_standins (&h->policy, &h->standins, err) < 0)
     return -1;
   h->view.standins = &h->standins;
@@ -174,6 +253,10 @@ hardening_apply (const struct runtime_context *rt, struct oci_config *config,
   kv_list_free (&annotations);
   if (r < 0 || judge_egress_wildcards (rt, h, err) < 0)
     return agentrt_error_wrap (err, "hardening");
+  if (user_file)
+    change_add (&h->result.changes, CHANGE_POLICY, user_file,
+                "the user's own policy, read over the admin's (it may only "
+                "tighten)");
   if (shared_netns_apply (rt, config, &h->result, err) < 0)
     return -1;
   if (compile_seccomp && compile_profile (rt, h, err) < 0)
@@ -191,5 +274,6 @@ hardening_release (struct hardening *h)
   str_list_free (&h->standins);
   seccomp_program_free (h->agent_seccomp);
   policy_release (&h->policy);
+  rootless_facts_release (&h->runtime);
   memset (h, 0, sizeof *h);
 }

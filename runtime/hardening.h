@@ -1,6 +1,7 @@
-/* Where the runtime meets the pure hardening step: load the admin policy,
- * give the hardening what only I/O can tell (HOME from the image, the host
- * view), run it, and compile the agent seccomp profile (cached). */
+/* Where the runtime meets the pure hardening step: load the admin policy
+ * (and a rootless user's own over it), give the hardening what only I/O
+ * can tell (HOME from the image, the host view, who runs the runtime),
+ * run it, and compile the agent seccomp profile (cached). */
 #ifndef AGENTRT_HARDENING_H
 #define AGENTRT_HARDENING_H
 
@@ -25,6 +26,10 @@ struct hardening
   struct host_view view;
   struct str_list private_dirs;  /* the state root and the audit dir */
   struct str_list standins;      /* one per credential the policy declares */
+  /* A runtime that is not root (runtime/rootless.h): its ids and whether
+   * the container can have a cgroup of its own; the view points at it. */
+  bool rootless;
+  struct host_runtime runtime;
 };
 
 /* Hardens config in place (bundle: absolute).  With compile_seccomp the
@@ -34,8 +39,14 @@ int hardening_apply (const struct runtime_context *rt, struct oci_config *config
                      struct hardening *h, agentrt_error_t *err);
 void hardening_release (struct hardening *h);
 
-/* Loads the policy alone (exec, audit). */
+/* Loads the policy alone (exec, audit): the admin's (--policy FILE, else
+ * /etc/agentrt/policy.json, else the built-in defaults); for a runtime
+ * that is not root, with the audit dir in the user's state directory and
+ * the user's own file read over it, which may only tighten
+ * (runtime/policy/policy_layer.h).  *user_file (when not NULL) is set to
+ * the user's file when one was read (malloc'd), else NULL. */
 int hardening_load_policy (const struct runtime_context *rt,
-                           struct agent_policy *policy, agentrt_error_t *err);
+                           struct agent_policy *policy, char **user_file,
+                           agentrt_error_t *err);
 
 #endif

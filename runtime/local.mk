@@ -37,6 +37,7 @@ libruntime_a_SOURCES = \
 	runtime/hooks.c runtime/hooks.h \
 	runtime/init.c runtime/init.h \
 	runtime/id_list.c runtime/id_list.h \
+	runtime/idmap.c runtime/idmap.h \
 	runtime/log.c runtime/log.h \
 	runtime/lsm_selinux.c runtime/lsm_selinux.h \
 	runtime/mempolicy.c runtime/mempolicy.h \
@@ -49,10 +50,12 @@ libruntime_a_SOURCES = \
 	runtime/netns.c runtime/netns.h \
 	runtime/netns_rules.c runtime/netns_rules.h \
 	runtime/path_resolve.c runtime/path_resolve.h \
+	runtime/pidns.c runtime/pidns.h \
 	runtime/proc_util.c runtime/proc_util.h \
 	runtime/process_setup.c runtime/process_setup.h \
 	runtime/process_stage.c runtime/process_stage.h \
 	runtime/rootfs.c runtime/rootfs.h \
+	runtime/rootless.c runtime/rootless.h \
 	runtime/shared_netns.c runtime/shared_netns.h \
 	runtime/spawn.c runtime/spawn.h \
 	runtime/userns.c runtime/userns.h \
@@ -97,7 +100,7 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
 	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
 	tests/unit/test-runtime-audit tests/unit/test-runtime-hint \
-	tests/unit/test-runtime-audit-summary
+	tests/unit/test-runtime-audit-summary tests/unit/test-runtime-idmap
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -115,3 +118,5 @@ tests_unit_test_runtime_hint_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_audit_summary_SOURCES = \
 	tests/unit/test-runtime-audit-summary.c
 tests_unit_test_runtime_audit_summary_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_idmap_SOURCES = tests/unit/test-runtime-idmap.c
+tests_unit_test_runtime_idmap_LDADD = $(RUNTIME_TEST_LIBS)

@@ -300,12 +300,18 @@ plan_bind_source (struct mount_plan *plan, struct mount_step *step,
                                          | OPEN_TREE_CLOEXEC
                                          | (step->recursive ? AT_RECURSIVE : 0));
   /* Without CAP_SYS_ADMIN over the runtime's mount namespace (a rootless
-   * runtime) the init copies the source by path in its own namespace;
-   * never for a hardened container, whose judged file must be the one
-   * mounted. */
-  if (step->tree_fd < 0 && (errno != EPERM || judged))
+   * runtime) the init copies the source by path in its own namespace; for
+   * a hardened container only the file that was judged: the init checks
+   * that what it opened (no symlink followed) is that file. */
+  if (step->tree_fd < 0 && errno != EPERM)
     return agentrt_error (err, errno, "mounts[%zu] (`%s`): copy the source "
                           "`%s`", index, m->destination, src);
+  if (step->tree_fd < 0 && judged)
+    {
+      step->judged_reopen = true;
+      step->judged_dev = st.st_dev;
+      step->judged_ino = st.st_ino;
+    }
   return 0;
 }
 

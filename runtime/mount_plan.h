@@ -36,6 +36,12 @@ struct mount_step
   const char *source;      /* host path (bind) or fs source name */
   int tree_fd;             /* bind: the detached copy of the source (or -1:
                               the init clones `source` itself) */
+  /* A judged source the runtime could not copy (it is not root: no
+   * CAP_SYS_ADMIN over its mount namespace): the init opens `source` with
+   * no symlink followed and clones it only if it is this very file. */
+  bool judged_reopen;
+  dev_t judged_dev;
+  ino_t judged_ino;
   bool deferred;           /* made after the agent's network namespace is
                               in place (sysfs shows the caller's) */
   bool idmap;              /* idmap/ridmap (set on tree_fd by the runtime) */

@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,7 +49,7 @@ const char netns_rules_ruleset[] =
   "egress.transparent false keeps proxy-only egress"
 
 /* libnftables and its five libraries, loaded only where rules are
- * installed (load_rules_apart's child): linked, every agentrt command
+ * installed (install_apart's child): linked, every agentrt command
  * would pay for loading them, as with libsystemd (sdbus_dl.h). */
 static struct
 {
@@ -133,21 +136,72 @@ load_rules (agentrt_error_t *err)
   r = nft_api.run_cmd_from_buffer (nft, netns_rules_ruleset);
   if (r != 0)
     first_error (nft_api.get_error_buffer (nft), why, sizeof why);
-  /* not freed: the process exits (load_rules_apart) */
+  /* not freed: the process exits (install_apart) */
   if (r != 0)
     return agentrt_error (err, 0, "transparent egress: nftables rules in the "
                           "agent's network namespace: %s (" NEEDS ")", why);
   return 0;
 }
 
-/* load_rules in a child of the caller's, in its network namespace: the
- * caller (the monitor, which lives as long as the container, or the
- * runtime) never maps libnftables and its five libraries (0.7 MiB of the
- * monitor's PSS), nor pays for unmapping what they allocate (about 5 ms
- * of CPU in TLB shootdowns); the child just exits.  Its reason comes back
- * through a pipe. */
+/* Into the network namespace netns_fd, through the user namespace that
+ * owns it when that is not the caller's: a runtime that is not root has
+ * no CAP_SYS_ADMIN of its own to setns with, but every capability in a
+ * user namespace it made (rootless); root gets there as well.  Only in a
+ * child: a process never leaves a user namespace it entered. */
 static int
-load_rules_apart (agentrt_error_t *err)
+enter_netns (int netns_fd, struct child_error *cerr)
+{
+  struct stat own, owner;
+  int userns = ioctl (netns_fd, NS_GET_USERNS);
+
+  if (userns < 0)
+    return child_error (cerr, errno, "transparent egress: the user namespace "
+                        "of the agent's network namespace");
+  if (fstat (userns, &owner) < 0 || stat ("/proc/self/ns/user", &own) < 0)
+    {
+      close (userns);
+      return child_error (cerr, errno, "transparent egress: stat a user namespace");
+    }
+  if ((owner.st_dev != own.st_dev || owner.st_ino != own.st_ino)
+      && setns (userns, CLONE_NEWUSER) < 0)
+    {
+      close (userns);
+      return child_error (cerr, errno, "transparent egress: enter the user "
+                          "namespace of the agent's network namespace");
+    }
+  close (userns);
+  if (setns (netns_fd, CLONE_NEWNET) < 0)
+    return child_error (cerr, errno, "transparent egress: enter the agent's "
+                        "network namespace");
+  return 0;
+}
+
+/* In the child: the namespace (netns_fd, or the caller's own when it is
+ * negative), its routes, its rules. */
+static int
+install_here (int netns_fd, struct child_error *cerr)
+{
+  agentrt_error_t e = NULL;
+
+  if (netns_fd >= 0 && enter_netns (netns_fd, cerr) < 0)
+    return -1;
+  if (netns_default_routes (cerr) < 0)
+    return -1;
+  if (load_rules (&e) == 0)
+    return 0;
+  cerr->status = e->status;
+  snprintf (cerr->msg, sizeof cerr->msg, "%s", e->msg);
+  return -1;
+}
+
+/* install_here in a child of the caller's: the caller (the monitor, which
+ * lives as long as the container, or the runtime) never maps libnftables
+ * and its five libraries (0.7 MiB of the monitor's PSS), nor pays for
+ * unmapping what they allocate (about 5 ms of CPU in TLB shootdowns), nor
+ * changes its own namespaces; the child just exits.  Its reason comes
+ * back through a pipe. */
+static int
+install_apart (int netns_fd, agentrt_error_t *err)
 {
   struct child_error report = { 0 };
   int pipefd[2], status = 0;
@@ -159,13 +213,9 @@ load_rules_apart (agentrt_error_t *err)
   pid = fork ();
   if (pid == 0)
     {
-      agentrt_error_t e = NULL;
-
       close (pipefd[0]);
-      if (load_rules (&e) == 0)
+      if (install_here (netns_fd, &report) == 0)
         _exit (0);
-      report.status = e->status;
-      snprintf (report.msg, sizeof report.msg, "%s", e->msg);
       if (write (pipefd[1], &report, sizeof report) != (ssize_t) sizeof report)
         { /* the parent reports the exit status instead */ }
       _exit (1);
@@ -196,32 +246,11 @@ load_rules_apart (agentrt_error_t *err)
 int
 netns_rules_install (agentrt_error_t *err)
 {
-  struct child_error cerr;
-
-  if (netns_default_routes (&cerr) < 0)
-    return agentrt_error_verbatim (err, cerr.status, cerr.msg);
-  return load_rules_apart (err);
+  return install_apart (-1, err);
 }
 
 int
 netns_rules_install_in (int netns_fd, agentrt_error_t *err)
 {
-  int own = open ("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC), r;
-
-  if (own < 0)
-    return agentrt_error (err, errno, "transparent egress: open the "
-                          "runtime's network namespace");
-  if (setns (netns_fd, CLONE_NEWNET) < 0)
-    {
-      close (own);
-      return agentrt_error (err, errno, "transparent egress: enter the "
-                            "agent's network namespace");
-    }
-  r = netns_rules_install (err);
-  /* back home whatever happened: the caller goes on here */
-  if (setns (own, CLONE_NEWNET) < 0 && r == 0)
-    r = agentrt_error (err, errno, "transparent egress: return to the "
-                       "runtime's network namespace");
-  close (own);
-  return r;
+  return install_apart (netns_fd, err);
 }

@@ -23,7 +23,9 @@ extern const char netns_rules_ruleset[];
  * them and the policy's way out (egress.transparent false). */
 int netns_rules_install (agentrt_error_t *err);
 
-/* The same in the namespace netns_fd, the caller's own kept. */
+/* The same in the namespace netns_fd, entered through the user namespace
+ * that owns it when that is not the caller's (a runtime that is not root,
+ * a container with a user namespace); the caller's own are kept. */
 int netns_rules_install_in (int netns_fd, agentrt_error_t *err);
 
 #endif

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/openat2.h"
 #include "runtime/copyup.h"
 #include "runtime/path_resolve.h"
 #include "runtime/rootfs.h"
@@ -159,6 +160,38 @@ tmpfs_covered_mode (int rootfd, const struct mount_step *s, char *mode,
   return r == 0 && snprintf (mode, len, "%04o", st.st_mode & 07777) < (int) len;
 }
 
+/* The copy of a judged source the runtime could not make (it is not
+ * root): the source opened again here, in the container's mount
+ * namespace, with no symlink on the way, and cloned only when it is the
+ * file the hardening judged (a swap since fails the create). */
+static int
+make_judged_bind (const struct mount_step *s, struct child_error *cerr)
+{
+  struct stat st;
+  int fd, mfd;
+
+  fd = openat2_resolve (AT_FDCWD, s->source, O_PATH,
+                        RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+  if (fd < 0)
+    return child_error (cerr, -fd, "bind mount `%s` on `%s`: open the judged "
+                        "source again", s->source, s->destination);
+  if (fstat (fd, &st) < 0 || st.st_dev != s->judged_dev
+      || st.st_ino != s->judged_ino)
+    {
+      close (fd);
+      return child_error (cerr, EXDEV, "bind mount `%s` on `%s`: the source "
+                          "is not the file the hardening judged (changed "
+                          "since)", s->source, s->destination);
+    }
+  mfd = open_tree (fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
+                               | (s->recursive ? AT_RECURSIVE : 0));
+  close (fd);
+  if (mfd < 0)
+    return child_error (cerr, errno, "bind mount `%s` on `%s`", s->source,
+                        s->destination);
+  return mfd;
+}
+
 static int
 make_bind_mount (const char *source, bool recursive, const char *dest,
                  struct child_error *cerr)
@@ -300,6 +333,8 @@ mount_step (int rootfd, const struct mount_step *s, struct child_error *cerr)
 
   if (s->kind == MOUNT_KIND_BIND && s->tree_fd >= 0)
     mfd = s->tree_fd; /* copied by the runtime */
+  else if (s->kind == MOUNT_KIND_BIND && s->judged_reopen)
+    mfd = make_judged_bind (s, cerr);
   else if (s->kind == MOUNT_KIND_BIND)
     mfd = make_bind_mount (s->source, s->recursive, s->destination, cerr);
   else
@@ -451,7 +486,9 @@ mount_cgroups (int rootfd, const struct rootfs_spec *spec,
   int dirfd = -1, r = 0;
   size_t i;
 
-  if (cg == NULL || cg->len == 0)
+  /* an empty tmpfs: the container has no cgroup of its own (a runtime
+   * that is not root, without a delegated subtree) */
+  if (cg == NULL || (cg->len == 0 && !cg->tmpfs))
     return child_error (cerr, ENOENT, "cgroup mount `%s`: no cgroup "
                         "hierarchy", s->destination);
   if (cg->tmpfs)
@@ -470,8 +507,9 @@ mount_cgroups (int rootfd, const struct rootfs_spec *spec,
     }
   for (i = 0; i < cg->len && r == 0; i++)
     r = mount_cgroup_entry (dirfd, &cg->items[i], spec, s, cerr);
-  /* the tmpfs itself becomes read-only once populated */
-  if (r == 0 && cg->tmpfs && (s->attr_set & MOUNT_ATTR_RDONLY)
+  /* the tmpfs itself becomes read-only once populated (an empty one
+   * always: nothing is ever to be written there) */
+  if (r == 0 && cg->tmpfs && ((s->attr_set & MOUNT_ATTR_RDONLY) || cg->len == 0)
       && set_attrs (dirfd, MOUNT_ATTR_RDONLY, 0, false) < 0)
     r = child_error (cerr, errno, "read-only `%s`", s->destination);
   close (dirfd);

@@ -93,7 +93,6 @@ shared_netns_apply (const struct runtime_context *rt,
                           owner->egress_allow ? owner->egress_allow : "",
                           owner->id);
   d->net_facts.shared_agent_ns = true;
-  d->net = net_plan_decide (&d->net_facts);
   change_addf (&result->changes, CHANGE_EGRESS, "the namespace is that of "
                "another agentrt container (a pod's)",
                "network namespace and egress proxy of container `%s` shared",

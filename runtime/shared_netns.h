@@ -15,8 +15,7 @@ char *shared_netns_id (pid_t pid);
 
 /* When config joins by path the agent namespace of a running hardened
  * container under --root, marks the network facts shared
- * (net_facts.shared_agent_ns), decides the plan again and records the
- * change.  The container's allowlist must be the owner's: its egress
+ * (net_facts.shared_agent_ns) and records the change.  The container's allowlist must be the owner's: its egress
  * goes through the owner's proxy.  Returns 0 (also when nothing is shared)
  * or < 0 with *err. */
 int shared_netns_apply (const struct runtime_context *rt,

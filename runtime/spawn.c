@@ -6,6 +6,7 @@
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "runtime/rootless.h"
 #include "runtime/spawn.h"
 #include "runtime/userns.h"
 #include "runtime/sync.h"
@@ -89,15 +91,10 @@ early_flags (const struct ns_plan *ns)
 static int
 write_id_maps (const struct spawn_request *req, pid_t pid, agentrt_error_t *err)
 {
-  if (req->n_uid_map
-      && userns_write_map (pid, "uid_map", req->uid_map, req->n_uid_map,
-                           "linux.uidMappings", err) < 0)
-    return -1;
-  if (req->n_gid_map
-      && userns_write_map (pid, "gid_map", req->gid_map, req->n_gid_map,
-                           "linux.gidMappings", err) < 0)
-    return -1;
-  return 0;
+  static const struct idmap_plan privileged = { 0 };
+  return userns_write_maps (pid, req->idmap ? req->idmap : &privileged,
+                            req->uid_map, req->n_uid_map, req->gid_map,
+                            req->n_gid_map, err);
 }
 
 void
@@ -118,6 +115,31 @@ become_ns_root (void)
 {
   if (setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0)
     { /* 0 is not mapped: keep the overflow ids, capabilities stay */ }
+}
+
+/* Asks the runtime to write this process's uid and gid maps and waits.
+ * A runtime that is not root can write them (or have newuidmap do it)
+ * only while this process is dumpable: the /proc files of one that is not
+ * belong to root.  It is, for that moment only, before anything of the
+ * container runs (the runtime made it undumpable against CVE-2019-5736),
+ * then becomes the namespace's root. */
+static int
+request_id_maps (const struct spawn_request *req, struct child_error *cerr)
+{
+  struct sync_msg msg;
+  bool dumpable = req->idmap && req->idmap->unprivileged;
+
+  if (dumpable && prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+    return child_error (cerr, errno, "prctl PR_SET_DUMPABLE (to have the "
+                        "id maps written)");
+  if (sync_send_simple (req->child_sock, SYNC_MAP_IDS, 0) < 0
+      || sync_expect (req->child_sock, SYNC_MAP_IDS_DONE, &msg, NULL, NULL,
+                      cerr) < 0)
+    return -1;
+  if (dumpable && prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    return child_error (cerr, errno, "prctl PR_SET_DUMPABLE");
+  become_ns_root ();
+  return 0;
 }
 
 static int
@@ -172,11 +194,43 @@ run_init (const struct spawn_request *req)
   spawn_child_fail (req->child_sock, &cerr);
 }
 
+/* A runtime that is not root cannot enter a pid or time namespace that
+ * a joined user namespace owns, and root of a user namespace (rootless
+ * Podman's) that entered one could not return to its own, which the
+ * host's user namespace owns: the child enters them itself (once in the
+ * joined user namespace), and the init is then its CLONE_PARENT child.
+ * Decided in the runtime (in the joined namespace, the child's euid may
+ * read 0). */
+static bool
+pid_time_joined_in_child (const struct ns_plan *ns)
+{
+  bool pid = ns->join_fds[OCI_NS_PID] >= 0, time = ns->join_fds[OCI_NS_TIME] >= 0;
+
+  if (!pid && !time)
+    return false;
+  if (ns->join_fds[OCI_NS_USER] >= 0 && geteuid () != 0)
+    return true;
+  return (pid && rootless_ns_foreign ("pid"))
+         || (time && rootless_ns_foreign ("time"));
+}
+
+static int
+join_pid_time (const struct ns_plan *ns, struct child_error *cerr)
+{
+  if (ns->join_fds[OCI_NS_PID] >= 0
+      && setns (ns->join_fds[OCI_NS_PID], CLONE_NEWPID) < 0)
+    return child_error (cerr, errno, "join pid namespace");
+  if (ns->join_fds[OCI_NS_TIME] >= 0
+      && setns (ns->join_fds[OCI_NS_TIME], CLONE_NEWTIME) < 0)
+    return child_error (cerr, errno, "join time namespace");
+  return 0;
+}
+
 static void __attribute__ ((noreturn))
-child_main (const struct spawn_request *req, unsigned long early)
+child_main (const struct spawn_request *req, unsigned long early,
+            bool pid_time_in_child)
 {
   struct child_error cerr;
-  struct sync_msg msg;
   unsigned long late = req->ns->new_flags & ~early & ~(unsigned long) CLONE_NEWCGROUP;
   pid_t init;
 
@@ -186,33 +240,23 @@ child_main (const struct spawn_request *req, unsigned long early)
   for (size_t i = 0; i < req->n_close_in_child; i++)
     if (req->close_in_child[i] >= 0)
       close (req->close_in_child[i]);
-  if (early & CLONE_NEWUSER)
-    {
-      if (sync_expect (req->child_sock, SYNC_MAP_IDS_DONE, &msg, NULL, NULL,
-                       &cerr) < 0)
-        spawn_child_fail (req->child_sock, &cerr);
-      become_ns_root ();
-    }
+  if ((early & CLONE_NEWUSER) && request_id_maps (req, &cerr) < 0)
+    spawn_child_fail (req->child_sock, &cerr);
   if (req->pre_join_fn && req->pre_join_fn (req->arg, &cerr) < 0)
     spawn_child_fail (req->child_sock, &cerr);
-  if (join_namespaces (req->ns, &cerr) < 0)
+  if (join_namespaces (req->ns, &cerr) < 0
+      || (pid_time_in_child && join_pid_time (req->ns, &cerr) < 0))
     spawn_child_fail (req->child_sock, &cerr);
   if (late && unshare ((int) late) < 0)
     {
       child_error (&cerr, errno, "create namespaces");
       spawn_child_fail (req->child_sock, &cerr);
     }
-  if (late & CLONE_NEWUSER)
-    {
-      if (sync_send_simple (req->child_sock, SYNC_MAP_IDS, 0) < 0
-          || sync_expect (req->child_sock, SYNC_MAP_IDS_DONE, &msg, NULL, NULL,
-                          &cerr) < 0)
-        spawn_child_fail (req->child_sock, &cerr);
-      become_ns_root ();
-    }
+  if ((late & CLONE_NEWUSER) && request_id_maps (req, &cerr) < 0)
+    spawn_child_fail (req->child_sock, &cerr);
   if ((late & CLONE_NEWTIME) && write_time_offsets (req, &cerr) < 0)
     spawn_child_fail (req->child_sock, &cerr);
-  if (!(late & (CLONE_NEWPID | CLONE_NEWTIME)))
+  if (!(late & (CLONE_NEWPID | CLONE_NEWTIME)) && !pid_time_in_child)
     run_init (req);
 
   /* Enter the new pid/time namespace through a child of our parent's. */
@@ -245,15 +289,16 @@ clone_child (const struct spawn_request *req, unsigned long early,
 {
   const struct ns_plan *ns = req->ns;
   cleanup_close int own_pid = -1, own_time = -1;
+  bool in_child = pid_time_joined_in_child (ns);
   pid_t pid;
 
-  if (ns->join_fds[OCI_NS_PID] >= 0)
+  if (ns->join_fds[OCI_NS_PID] >= 0 && !in_child)
     {
       own_pid = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
       if (own_pid < 0 || setns (ns->join_fds[OCI_NS_PID], CLONE_NEWPID) < 0)
         return agentrt_error (err, errno, "join pid namespace");
     }
-  if (ns->join_fds[OCI_NS_TIME] >= 0)
+  if (ns->join_fds[OCI_NS_TIME] >= 0 && !in_child)
     {
       own_time = open ("/proc/self/ns/time", O_RDONLY | O_CLOEXEC);
       if (own_time < 0 || setns (ns->join_fds[OCI_NS_TIME], CLONE_NEWTIME) < 0)
@@ -264,8 +309,12 @@ clone_child (const struct spawn_request *req, unsigned long early,
     }
   pid = raw_clone (early, req->cgroup_fd, req->born_in_cgroup);
   if (pid == 0)
-    child_main (req, early);
-  if (pid < 0)
+    child_main (req, early, in_child);
+  if (pid < 0 && req->cgroup_fd >= 0 && errno == EACCES)
+    agentrt_error (err, errno, "clone into the container's cgroup (a "
+                   "runtime that is not root must run in the same delegated "
+                   "cgroup subtree)");
+  else if (pid < 0)
     agentrt_error (err, errno, "clone");
   if (restore_ns (own_pid, CLONE_NEWPID, "pid", pid < 0 ? NULL : err) < 0
       || restore_ns (own_time, CLONE_NEWTIME, "time", pid < 0 ? NULL : err) < 0)
@@ -318,10 +367,6 @@ spawn_init (const struct spawn_request *req, agentrt_error_t *err)
   child = clone_child (req, early, err);
   if (child < 0)
     return -1;
-  if ((early & CLONE_NEWUSER)
-      && (write_id_maps (req, child, err) < 0
-          || sync_send_simple (req->parent_sock, SYNC_MAP_IDS_DONE, 0) < 0))
-    return fail_child (child, 0, NULL, NULL);
 
   for (;;)
     {

@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "runtime/child_error.h"
+#include "runtime/idmap.h"
 #include "runtime/namespaces.h"
 
 struct spawn_request
@@ -26,6 +27,9 @@ struct spawn_request
   size_t n_uid_map;
   const struct oci_id_mapping *gid_map;
   size_t n_gid_map;
+  /* How the maps are written (runtime/idmap.h); with a new user
+   * namespace it must be given. */
+  const struct idmap_plan *idmap;
   const struct oci_time_offset *boottime;
   const struct oci_time_offset *monotonic;
   int parent_sock; /* the runtime's end of the sync socketpair */

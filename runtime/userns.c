@@ -3,15 +3,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/io.h"
+#include "common/xalloc.h"
 #include "runtime/userns.h"
 
 int
@@ -78,4 +82,226 @@ userns_fd_with_maps (const struct oci_id_mapping *uid, size_t n_uid,
   while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
     ;
   return fd;
+}
+
+/* The helper's full path, from the system directories only, never PATH:
+ * the helpers are setuid root and come with the system; a PATH entry the
+ * caller (or an agent, through a work directory on it) can write would
+ * have the runtime run whatever was planted there as the user, outside
+ * every container.  NULL when there is none. */
+char *
+userns_find_helper (const char *name)
+{
+  static const char *const system_dirs[]
+      = { "/usr/bin", "/usr/sbin", "/bin", "/sbin", NULL };
+
+  for (size_t i = 0; system_dirs[i]; i++)
+    {
+      char *full = xasprintf ("%s/%s", system_dirs[i], name);
+      if (access (full, X_OK) == 0)
+        return full;
+      free (full);
+    }
+  return NULL;
+}
+
+void
+userns_caller (struct idmap_caller *out)
+{
+  cleanup_free char *uidmap = NULL, *gidmap = NULL;
+
+  memset (out, 0, sizeof *out);
+  out->euid = geteuid ();
+  out->egid = getegid ();
+  out->privileged = out->euid == 0;
+  if (out->privileged)
+    return;
+  uidmap = userns_find_helper ("newuidmap");
+  gidmap = userns_find_helper ("newgidmap");
+  out->have_newuidmap = uidmap != NULL;
+  out->have_newgidmap = gidmap != NULL;
+}
+
+/* "; /etc/subuid gives NAME 100000-165535" for a helper's error, or "". */
+static char *
+subid_hint (const char *file)
+{
+  struct idmap_range r[4];
+  cleanup_free char *text = NULL;
+  cleanup_free char *list = xstrdup ("");
+  struct passwd pw, *found = NULL;
+  char buf[1024];
+  size_t n, len = 0;
+  uid_t uid = getuid ();
+
+  if (getpwuid_r (uid, &pw, buf, sizeof buf, &found) != 0)
+    found = NULL;
+  text = io_read_small_file (file, 1 << 20);
+  if (text == NULL)
+    return xasprintf ("; %s could not be read", file);
+  n = idmap_subid_ranges (text, found ? found->pw_name : NULL, uid, r, 4);
+  if (n == 0)
+    return xasprintf ("; %s has no range for %s (uid %u)", file,
+                      found ? found->pw_name : "this user", (unsigned) uid);
+  for (size_t i = 0; i < n && i < 4; i++)
+    {
+      char *more = xasprintf ("%s%s%u-%u", list, len ? ", " : "",
+                              (unsigned) r[i].start,
+                              (unsigned) (r[i].start + r[i].count - 1));
+      free (list);
+      list = more;
+      len++;
+    }
+  return xasprintf ("; %s gives %s %s", file,
+                    found ? found->pw_name : "this user", list);
+}
+
+/* Runs HELPER PID (container host size)... with its stderr kept for the
+ * error. */
+static int
+run_helper (const char *helper, pid_t pid, const struct oci_id_mapping *map,
+            size_t n, const char *field, const char *subid_file,
+            agentrt_error_t *err)
+{
+  cleanup_free char *binary = userns_find_helper (helper);
+  cleanup_free char **argv = NULL;
+  cleanup_free char *numbers = NULL;
+  char msg[512];
+  size_t got = 0, at = 0;
+  int pipefd[2], status;
+  pid_t child;
+
+  if (binary == NULL)
+    return agentrt_error (err, ENOENT, "%s: %s not found", field, helper);
+  if (n > 340)
+    return agentrt_error (err, E2BIG, "%s: too many entries", field);
+  argv = xzalloc ((3 * n + 3) * sizeof *argv);
+  numbers = xzalloc ((3 * n + 1) * 12);
+  argv[0] = (char *) helper;
+  argv[1] = numbers;
+  at = (size_t) snprintf (numbers, 12, "%d", (int) pid) + 1;
+  for (size_t i = 0; i < n; i++)
+    {
+      uint32_t v[3] = { map[i].container_id, map[i].host_id, map[i].size };
+      for (int k = 0; k < 3; k++)
+        {
+          argv[2 + 3 * i + (size_t) k] = numbers + at;
+          at += (size_t) snprintf (numbers + at, 12, "%u", (unsigned) v[k]) + 1;
+        }
+    }
+  if (pipe2 (pipefd, O_CLOEXEC) < 0)
+    return agentrt_error (err, errno, "%s: pipe", field);
+  child = fork ();
+  if (child == 0)
+    {
+      int null = open ("/dev/null", O_RDWR | O_CLOEXEC);
+      if (null < 0 || dup2 (null, 0) < 0 || dup2 (null, 1) < 0
+          || dup2 (pipefd[1], 2) < 0)
+        _exit (127);
+      execv (binary, argv);
+      _exit (127);
+    }
+  close (pipefd[1]);
+  if (child < 0)
+    {
+      close (pipefd[0]);
+      return agentrt_error (err, errno, "%s: fork for %s", field, helper);
+    }
+  for (;;)
+    {
+      ssize_t r = read (pipefd[0], msg + got, sizeof msg - 1 - got);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      got += (size_t) r;
+      if (got == sizeof msg - 1)
+        break;
+    }
+  close (pipefd[0]);
+  msg[got] = '\0';
+  while (got > 0 && (msg[got - 1] == '\n' || msg[got - 1] == ' '))
+    msg[--got] = '\0';
+  while (waitpid (child, &status, 0) < 0)
+    if (errno != EINTR)
+      return agentrt_error (err, errno, "%s: wait for %s", field, helper);
+  if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+    return 0;
+  {
+    cleanup_free char *hint = subid_hint (subid_file);
+    return agentrt_error (err, EPERM, "%s: %s failed (%s %d)%s%s%s", field,
+                          binary, WIFEXITED (status) ? "exit" : "signal",
+                          WIFEXITED (status) ? WEXITSTATUS (status)
+                                             : WTERMSIG (status),
+                          got ? ": " : "", msg, hint);
+  }
+}
+
+/* "deny" to /proc/PID/setgroups: what an unprivileged writer of a gid map
+ * must do first. */
+static int
+deny_setgroups (pid_t pid, agentrt_error_t *err)
+{
+  char path[64];
+  cleanup_close int fd = -1;
+
+  snprintf (path, sizeof path, "/proc/%d/setgroups", (int) pid);
+  fd = open (path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || io_write_all (fd, "deny", 4, NULL) < 0)
+    return agentrt_error (err, errno, "linux.gidMappings: write `deny` to `%s`",
+                          path);
+  return 0;
+}
+
+/* One map (`kind` "uid" or "gid"), by the runtime or by its helper. */
+static int
+write_one (pid_t pid, enum idmap_writer writer, const char *kind,
+           const struct oci_id_mapping *map, size_t n, agentrt_error_t *err)
+{
+  char helper[16], file[16], field[32], subid[16];
+
+  if (n == 0)
+    return 0;
+  snprintf (helper, sizeof helper, "new%smap", kind);
+  snprintf (file, sizeof file, "%s_map", kind);
+  snprintf (field, sizeof field, "linux.%sMappings", kind);
+  snprintf (subid, sizeof subid, "/etc/sub%s", kind);
+  if (writer == IDMAP_WRITE_HELPER)
+    return run_helper (helper, pid, map, n, field, subid, err);
+  return userns_write_map (pid, file, map, n, field, err);
+}
+
+int
+userns_write_maps (pid_t pid, const struct idmap_plan *plan,
+                   const struct oci_id_mapping *uid, size_t n_uid,
+                   const struct oci_id_mapping *gid, size_t n_gid,
+                   agentrt_error_t *err)
+{
+  if (write_one (pid, plan->uid, "uid", uid, n_uid, err) < 0
+      || (n_gid && plan->deny_setgroups && deny_setgroups (pid, err) < 0)
+      || write_one (pid, plan->gid, "gid", gid, n_gid, err) < 0)
+    return -1;
+  return 0;
+}
+
+int
+userns_setgroups_denied (pid_t pid, bool *denied, agentrt_error_t *err)
+{
+  char path[64], buf[16];
+  cleanup_close int fd = -1;
+  ssize_t n;
+
+  *denied = false;
+  snprintf (path, sizeof path, "/proc/%d/setgroups", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT)
+    return 0; /* a kernel before 3.19 */
+  if (fd < 0)
+    return agentrt_error (err, errno, "open `%s`", path);
+  n = read (fd, buf, sizeof buf - 1);
+  if (n < 0)
+    return agentrt_error (err, errno, "read `%s`", path);
+  buf[n] = '\0';
+  *denied = strncmp (buf, "deny", 4) == 0;
+  return 0;
 }

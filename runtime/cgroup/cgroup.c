@@ -175,8 +175,9 @@ configure (struct cgroup *cg, const struct cgroup_request *req,
   if (cg_apply_resources (a, req->resources, err) < 0)
     return -1;
   /* A cgroup that existed may carry an earlier agentrt device program. */
-  if (cg_apply_devices (cg, req->resources, req->devices, req->n_devices,
-                        devices >= 0 && created[devices] < 0, err) < 0)
+  if (!req->unprivileged
+      && cg_apply_devices (cg, req->resources, req->devices, req->n_devices,
+                           devices >= 0 && created[devices] < 0, err) < 0)
     return -1;
   if (req->pid > 0 && cgroup_add_pid (cg, req->pid, err) < 0)
     return -1;
@@ -342,6 +343,12 @@ cgroup_mounts_plan (const struct cgroup_request *req, agentrt_error_t *err)
   struct mounts_storage *s;
   struct cg_target t;
 
+  if (req->none)
+    {
+      s = xzalloc (sizeof *s);
+      s->pub.tmpfs = true; /* and nothing in it */
+      return &s->pub;
+    }
   if (l == NULL && (l = cgroup_layout_host (err)) == NULL)
     return NULL;
   if (cg_resolve (l, req->id, req->cgroups_path, req->systemd, &t, err) < 0)

@@ -58,6 +58,13 @@ struct cgroup_request
   size_t n_devices;
   pid_t pid;    /* moved into the cgroup last; 0: create and configure only */
   bool systemd; /* --systemd-cgroup: cgroups_path is "slice:prefix:name" */
+  /* A runtime that is not root: no device program (loading one needs
+   * privileges; the container's user namespace keeps device nodes out). */
+  bool unprivileged;
+  /* No cgroup of the container's own (a runtime that is not root, with no
+   * delegated subtree): cgroup_enter and cgroup_plan are not called, and
+   * cgroup_mounts_plan gives an empty read-only tmpfs. */
+  bool none;
 };
 
 struct cgroup_result
@@ -87,6 +94,16 @@ int cgroup_plan (const struct cgroup_request *req, char **path, char **unit,
  * or a child cgroup, never a parent) and stops the unit. */
 void cgroup_remove_planned (const struct cgroup_layout *layout,
                             const char *path, const char *unit);
+
+/* For a runtime that is not root: 1 when the container's cgroup can be
+ * made, in a delegated cgroup v2 subtree this user may write (the
+ * directory it is made in, and where it meets the runtime's own cgroup),
+ * with *controllers the controllers that subtree offers ("cpu", "memory",
+ * "pids"...); else 0 with *why (malloc'd) saying what is missing.
+ * req->id may be a placeholder: only the directory above is judged.
+ * Nothing is created (runtime/cgroup_delegation.c). */
+int cgroup_delegation (const struct cgroup_request *req,
+                       struct str_list *controllers, char **why);
 
 /* What later commands store in the state and pass back to cgroup_open. */
 const char *cgroup_path (const struct cgroup *cg); /* "/docker/ID" */

@@ -9,6 +9,7 @@ libcgroup_a_SOURCES = \
 	runtime/cgroup/cgroup_path.c \
 	runtime/cgroup/cgroup_fs.c \
 	runtime/cgroup/cgroup_create.c \
+	runtime/cgroup/cgroup_delegation.c \
 	runtime/cgroup/cgroup_resources.c \
 	runtime/cgroup/cgroup_cpu.c \
 	runtime/cgroup/cgroup_resources_io.c \
@@ -31,7 +32,8 @@ CGROUP_TESTS = \
 	tests/unit/test-cgroup-bpf \
 	tests/unit/test-cgroup-v2 \
 	tests/unit/test-cgroup-host \
-	tests/unit/test-cgroup-systemd
+	tests/unit/test-cgroup-systemd \
+	tests/unit/test-cgroup-delegation
 check_PROGRAMS += $(CGROUP_TESTS)
 TESTS += $(CGROUP_TESTS)
 tests_unit_test_cgroup_layout_LDADD = $(CGROUP_TEST_LIBS)
@@ -39,4 +41,5 @@ tests_unit_test_cgroup_bpf_LDADD = $(CGROUP_TEST_LIBS)
 tests_unit_test_cgroup_v2_LDADD = $(CGROUP_TEST_LIBS)
 tests_unit_test_cgroup_host_LDADD = $(CGROUP_TEST_LIBS)
 tests_unit_test_cgroup_systemd_LDADD = $(CGROUP_TEST_LIBS)
+tests_unit_test_cgroup_delegation_LDADD = $(CGROUP_TEST_LIBS)
 tests_unit_test_cgroup_systemd_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS)

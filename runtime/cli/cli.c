@@ -20,6 +20,7 @@
 #include "runtime/cloned_binary.h"
 #include "runtime/cli/commands.h"
 #include "runtime/log.h"
+#include "runtime/rootless.h"
 
 #define DEFAULT_ROOT "/run/agentrt"
 
@@ -28,25 +29,39 @@ static const struct
   const char *name;
   cli_handler_t handler;
   const char *summary;
+  bool stateless; /* needs no state root */
 } commands[] = {
-  { "create", cmd_create, "create a container from a bundle" },
-  { "start", cmd_start, "start the process of a created container" },
-  { "run", cmd_run, "create and start a container" },
-  { "exec", cmd_exec, "run a new process inside a container" },
-  { "state", cmd_state, "print the state of a container" },
-  { "kill", cmd_kill, "send a signal to a container's init (or all)" },
-  { "delete", cmd_delete, "delete a container" },
-  { "list", cmd_list, "list containers" },
-  { "ps", cmd_ps, "list the processes of a container" },
-  { "pause", cmd_pause, "freeze every process of a container" },
-  { "resume", cmd_resume, "thaw a paused container" },
-  { "update", cmd_update, "change a container's resource limits" },
-  { "events", cmd_events, "print resource usage and OOM events" },
-  { "spec", cmd_spec, "write a default config.json" },
-  { "features", cmd_features, "print what this runtime supports" },
-  { "policy", cmd_policy, "policy explain: what hardening does to a bundle" },
-  { "audit", cmd_audit, "print a container's audit trail, or a summary of all" },
+  { "create", cmd_create, "create a container from a bundle", false },
+  { "start", cmd_start, "start the process of a created container", false },
+  { "run", cmd_run, "create and start a container", false },
+  { "exec", cmd_exec, "run a new process inside a container", false },
+  { "state", cmd_state, "print the state of a container", false },
+  { "kill", cmd_kill, "send a signal to a container's init (or all)", false },
+  { "delete", cmd_delete, "delete a container", false },
+  { "list", cmd_list, "list containers", false },
+  { "ps", cmd_ps, "list the processes of a container", false },
+  { "pause", cmd_pause, "freeze every process of a container", false },
+  { "resume", cmd_resume, "thaw a paused container", false },
+  { "update", cmd_update, "change a container's resource limits", false },
+  { "events", cmd_events, "print resource usage and OOM events", false },
+  { "spec", cmd_spec, "write a default config.json", true },
+  { "features", cmd_features, "print what this runtime supports", true },
+  { "policy", cmd_policy, "policy explain: what hardening does to a bundle",
+    false },
+  { "audit", cmd_audit, "print a container's audit trail, or a summary of all",
+    false },
 };
+
+/* --root's default: /run/agentrt for root, $XDG_RUNTIME_DIR/agentrt for
+ * anyone else (runtime/rootless.h), as runc does. */
+static const char *
+default_root (char **to_free, agentrt_error_t *err)
+{
+  if (!rootless_is ())
+    return DEFAULT_ROOT;
+  *to_free = rootless_state_root (err);
+  return *to_free;
+}
 
 static void
 usage (FILE *out)
@@ -54,7 +69,8 @@ usage (FILE *out)
   size_t i;
   fprintf (out, "usage: agentrt [global options] COMMAND [options] [ID]\n\n"
                 "global options:\n"
-                "  --root DIR           state directory (default %s)\n"
+                "  --root DIR           state directory (default %s;\n"
+                "                       $XDG_RUNTIME_DIR/agentrt when not root)\n"
                 "  --log FILE           log file\n"
                 "  --log-format FORMAT  text or json\n"
                 "  --debug              debug logging\n"
@@ -82,7 +98,7 @@ report (const char *verb, const struct agentrt_error *err)
       log_error_message ("unknown error");
       return;
     }
-  hint = cli_hint (verb, err->msg, err->status, geteuid () == 0, &own);
+  hint = cli_hint (verb, err->msg, err->status, !rootless_is (), &own);
   if (hint == NULL)
     {
       log_error_message (err->msg);
@@ -221,9 +237,9 @@ parse_globals (int argc, char **argv, struct global_options *g,
 int
 cli_main (int argc, char **argv)
 {
-  struct global_options g = { .rt = { .root = DEFAULT_ROOT },
-                             .log_format = "text" };
+  struct global_options g = { .log_format = "text" };
   cleanup_error agentrt_error_t err = NULL;
+  cleanup_free char *root = NULL;
   size_t i;
   int first, r;
 
@@ -260,6 +276,12 @@ cli_main (int argc, char **argv)
     {
       agentrt_error (&err, 0, "unknown command `%s` (`agentrt help` lists "
                      "them)", argv[first]);
+      report (NULL, err);
+      return 1;
+    }
+  if (g.rt.root == NULL && !commands[i].stateless
+      && (g.rt.root = default_root (&root, &err)) == NULL)
+    {
       report (NULL, err);
       return 1;
     }

@@ -1,4 +1,4 @@
-/* The fix for the errors a newcomer meets first (no root, the seccomp
+/* The fix for the errors a newcomer meets first (not root, the seccomp
  * profile or the sidecar not installed, no policy file where one was
  * named, a bundle without config.json or root filesystem, a leftover
  * container, a mistyped option), chosen from the error's errno and the
@@ -85,8 +85,10 @@ cli_hint (const char *verb, const char *msg, int status, bool root,
     return NULL;
   /* Whatever failed, without root a permission error means just that. */
   if (!root && (status == EACCES || status == EPERM))
-    return "agentrt creates namespaces, mounts and cgroups: run it as root "
-           "(rootless containers are not supported yet)";
+    return "as a user other than root agentrt runs bundles with a user "
+           "namespace of that user's ids (`agentrt spec --rootless`; id "
+           "ranges need newuidmap), from files and directories the user "
+           "may write: else run it as root";
   if (verb && (strstr (msg, ": unknown option `")
                || strstr (msg, ": option `")))
     {

@@ -40,7 +40,7 @@ trail_dir (struct global_options *g, const char *id, agentrt_error_t *err)
       if (dir)
         return dir;
     }
-  if (hardening_load_policy (&g->rt, &policy, err) < 0)
+  if (hardening_load_policy (&g->rt, &policy, NULL, err) < 0)
     return NULL;
   dir = xstrdup (policy.audit_dir);
   policy_release (&policy);
@@ -128,7 +128,7 @@ print_summary (struct global_options *g, bool has_since, int64_t since_us,
   cleanup_free char *out = NULL;
   int r;
 
-  if (hardening_load_policy (&g->rt, &policy, err) < 0)
+  if (hardening_load_policy (&g->rt, &policy, NULL, err) < 0)
     return -1;
   audit_summary_init (&s, has_since, since_us);
   r = audit_scan (policy.audit_dir, &s, err);

@@ -31,8 +31,12 @@ freeze_or_thaw (struct global_options *g, int argc, char **argv, bool freeze,
     }
   cg = container_cgroup (&c, err);
   if (cg == NULL)
-    r = *err ? -1 : agentrt_error (err, ENOENT, "container `%s` has no cgroup",
-                                   argv[1]);
+    r = *err ? -1
+             : agentrt_error (err, ENOTSUP, "%s: container `%s` has no cgroup "
+                              "to freeze (a runtime that is not root makes "
+                              "one only in a delegated cgroup v2 subtree: "
+                              "docs/cgroups.md)",
+                              freeze ? "pause" : "resume", argv[1]);
   else
     r = freeze ? cgroup_freeze (cg, err) : cgroup_thaw (cg, err);
   cgroup_free (cg);

@@ -135,7 +135,6 @@ cmd_ps (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
   cleanup_free pid_t *pids = NULL;
   const char *format = "table";
   struct container c;
-  struct cgroup *cg;
   size_t n = 0, i;
   int ch, r;
 
@@ -154,9 +153,7 @@ cmd_ps (struct global_options *g, int argc, char **argv, agentrt_error_t *err)
     return -1;
   if (container_load (&g->rt, argv[optind], &c, err) < 0)
     return -1;
-  cg = container_cgroup (&c, err);
-  r = cg ? cgroup_pids (cg, &pids, &n, err) : (*err ? -1 : 0);
-  cgroup_free (cg);
+  r = container_pids (&c, &pids, &n, err);
   container_release (&c);
   if (r < 0)
     return -1;

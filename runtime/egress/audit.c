@@ -13,39 +13,11 @@
 #include <unistd.h>
 
 #include "common/io.h"
+#include "common/timestamp.h"
 #include "common/xalloc.h"
 #include "egress.h"
 #include "oci/json_writer.h"
 #include "runtime/fault.h"
-
-/* RFC 3339 in UTC with milliseconds.  Written by hand: gmtime_r may read
- * /etc/localtime on first use, which the sandbox forbids. */
-static void
-format_time (const struct timespec *ts, char *buf, size_t size)
-{
-  int64_t secs = ts->tv_sec, days = secs / 86400, rem = secs % 86400;
-  int64_t z, era, doe, yoe, y, doy, mp, d, m;
-
-  if (rem < 0)
-    {
-      rem += 86400;
-      days--;
-    }
-  /* Days to civil date (H. Hinnant's algorithm). */
-  z = days + 719468;
-  era = (z >= 0 ? z : z - 146096) / 146097;
-  doe = z - era * 146097;
-  yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = yoe + era * 400;
-  doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
-  snprintf (buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", (int) (y % 10000), (int) m,
-            (int) d, (int) (rem / 3600), (int) (rem / 60 % 60), (int) (rem % 60),
-            (int) (ts->tv_nsec / 1000000));
-}
 
 /* stdio is off limits under the seccomp filter (it may fstat): format
  * and write(2) to stderr. */
@@ -90,9 +62,11 @@ static struct json_writer *
 begin (const struct egress_options *o, const struct timespec *ts, const char *event)
 {
   struct json_writer *w = json_writer_new (false);
-  char when[64];
+  char when[TIMESTAMP_STR_LEN];
 
-  format_time (ts, when, sizeof (when));
+  /* RFC 3339 in UTC with milliseconds (no gmtime: see timestamp.h) */
+  timestamp_format ((int64_t) ts->tv_sec * 1000000 + ts->tv_nsec / 1000, 3,
+                    when);
   json_begin_object (w);
   json_kv_string (w, "time", when);
   json_kv_string (w, "event", event);

@@ -30,6 +30,7 @@ static const char *const kind_names[] = {
   [CHANGE_DEVICE] = "device",
   [CHANGE_MOUNT_OPTIONS] = "mount-options",
   [CHANGE_PATH_READONLY] = "path-readonly",
+  [CHANGE_POLICY] = "policy",
 };
 
 const char *

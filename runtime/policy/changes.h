@@ -30,6 +30,7 @@ enum change_kind
   CHANGE_DEVICE,         /* a device removed, or the device rules replaced */
   CHANGE_MOUNT_OPTIONS,  /* a mount's options forced (ro, nosuid...) */
   CHANGE_PATH_READONLY,  /* a path made read-only (host-side persistence) */
+  CHANGE_POLICY,         /* a user's own policy file read over the admin's */
 };
 
 struct change

@@ -149,6 +149,25 @@ env_of (const struct credential_decl *d)
   return d->env ? d->env : d->name;
 }
 
+static bool
+same_opt (const char *a, const char *b)
+{
+  return (a == NULL && b == NULL) || (a && b && strcmp (a, b) == 0);
+}
+
+bool
+credential_decl_equal (const struct credential_decl *a, const struct credential_decl *b)
+{
+  if (strcmp (a->name, b->name) != 0 || strcmp (a->source, b->source) != 0
+      || !same_opt (a->header, b->header) || strcmp (env_of (a), env_of (b)) != 0
+      || a->hosts.len != b->hosts.len)
+    return false;
+  for (size_t i = 0; i < a->hosts.len; i++)
+    if (strcmp (a->hosts.items[i], b->hosts.items[i]) != 0)
+      return false;
+  return true;
+}
+
 int
 credentials_check_list (const struct credential_decl *decls, size_t n, agentrt_error_t *err)
 {

@@ -39,6 +39,9 @@ void credential_decl_release (struct credential_decl *d);
  * the caller adds where the declaration is. */
 int credential_decl_check (const struct credential_decl *d, agentrt_error_t *err);
 
+/* Do a and b declare the same credential, field by field? */
+bool credential_decl_equal (const struct credential_decl *a, const struct credential_decl *b);
+
 /* Checks a policy's list: each declaration, at most CREDENTIALS_MAX, names
  * and variables unique.  Errors say "inject[i].field: ...". */
 int credentials_check_list (const struct credential_decl *decls, size_t n,

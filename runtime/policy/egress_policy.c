@@ -224,3 +224,31 @@ egress_policy_validate (const struct agent_policy *policy,
     return agentrt_error_wrap (err, "egress.ceiling");
   return 0;
 }
+
+int
+egress_policy_ceiling_within (const struct str_list *inner,
+                              const struct str_list *outer, char **bad,
+                              agentrt_error_t *err)
+{
+  cleanup_free char *in_spec = join (inner);
+  cleanup_free char *out_spec = join (outer);
+  cleanup_allowlist struct allowlist *in = NULL;
+  cleanup_allowlist struct allowlist *out = NULL;
+
+  *bad = NULL;
+  if (allowlist_parse (in_spec, true, &in, err) < 0
+      || allowlist_parse (out_spec, true, &out, err) < 0)
+    return -1;
+  for (size_t i = 0; i < in->n; i++)
+    {
+      bool ok = false;
+      for (size_t j = 0; j < out->n && !ok; j++)
+        ok = covers (&out->entries[j], &in->entries[i]);
+      if (!ok)
+        {
+          *bad = entry_text (&in->entries[i]);
+          return 1;
+        }
+    }
+  return 0;
+}

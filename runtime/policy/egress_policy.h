@@ -26,4 +26,12 @@ int egress_policy_allowlist (const char *spec,
 int egress_policy_validate (const struct agent_policy *policy,
                             agentrt_error_t *err);
 
+/* Whether every entry of the ceiling `inner` falls under an entry of the
+ * ceiling `outer` (a user's egress.ceiling under the admin's): 0 when it
+ * does, 1 with *bad (malloc'd) the first entry that does not, -1 when a
+ * list does not parse. */
+int egress_policy_ceiling_within (const struct str_list *inner,
+                                  const struct str_list *outer, char **bad,
+                                  agentrt_error_t *err);
+
 #endif

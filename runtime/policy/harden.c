@@ -18,6 +18,7 @@
 #include "kernel_surface.h"
 #include "privileges.h"
 #include "tmpfs.h"
+#include "unprivileged.h"
 
 static const char *const proxy_vars[][2] = {
   { "HTTP_PROXY", HARDEN_PROXY_HTTP_URL },
@@ -293,18 +294,21 @@ harden_network (const struct oci_config *c, enum net_bundle_ns bundle_ns,
                 const struct agent_policy *policy, struct harden_directives *d,
                 struct change_list *changes)
 {
+  struct net_plan plan;
+
   d->net_facts = (struct net_inputs){
     .hardened = true,
     .bundle_ns = bundle_ns,
     .hooks = c->hooks.prestart.len > 0 || c->hooks.create_runtime.len > 0
              || c->hooks.create_container.len > 0,
+    .engine = kv_list_get (&c->annotations, "io.container.manager") != NULL,
     .egress = d->egress == HARDEN_EGRESS_PROXY,
     .userns = oci_config_namespace (c, OCI_NS_USER) != NULL,
     .uplink = policy->egress_uplink,
     .transparent = policy->egress_transparent,
   };
-  d->net = net_plan_decide (&d->net_facts);
-  if (d->net.transparent)
+  plan = net_plan_decide (&d->net_facts);
+  if (plan.transparent)
     change_add (changes, CHANGE_EGRESS, "every TCP connection and DNS query "
                 "of the agent goes to the sidecar (default routes to lo; "
                 "nftables: TCP to 127.0.0.1:15001, port 53 to the DNS stub "
@@ -312,11 +316,11 @@ harden_network (const struct oci_config *c, enum net_bundle_ns bundle_ns,
                 "/etc/resolv.conf names the stub)",
                 "programs that ignore proxy variables are judged by the "
                 "allowlist too (egress.transparent)");
-  else if (d->net.listeners)
+  else if (plan.listeners)
     change_add (changes, CHANGE_EGRESS, "proxy only: a program that ignores "
                 "the proxy variables reaches nothing",
                 "egress.transparent is false");
-  if (bundle_ns == NET_BUNDLE_NEW && d->net.outside == NET_OUTSIDE_RUNTIME)
+  if (bundle_ns == NET_BUNDLE_NEW && plan.outside == NET_OUTSIDE_RUNTIME)
     change_add (changes, CHANGE_EGRESS, "the sidecar connects out from the "
                 "runtime's network namespace",
                 policy->egress_uplink == NET_UPLINK_RUNTIME
@@ -442,6 +446,16 @@ harden (struct oci_config *config, const struct agent_policy *policy,
   harden_limits (config, policy, &r.changes);
   kernel_surface_harden (config, policy, &r.changes);
   fs_mounts_harden (config, &r.changes);
+  if (host->runtime
+      && unprivileged_limits (config, policy, host->runtime, &r.changes, err) < 0)
+    {
+      harden_request_release (&req);
+      harden_result_release (&r);
+      return -1;
+    }
+  if (host->runtime)
+    unprivileged_sidecar (host->runtime, &r.directives.sidecar_uid,
+                          &r.directives.sidecar_gid, &r.changes);
   harden_network (config, harden_namespaces (config, &r.changes), policy,
                   &r.directives, &r.changes);
   record_directives (&r.directives, &req, policy, &r.changes);
@@ -501,7 +515,7 @@ harden_directives_write_json (const struct harden_directives *d,
   json_kv_string (w, "egress", harden_egress_name (d->egress));
   json_kv_string (w, "egressAllow", d->egress_allow);
   json_kv_bool (w, "egressAllowBroad", d->egress_allow_broad);
-  net_plan_write_json (&d->net_facts, &d->net, w);
+  net_plan_write_json (&d->net_facts, w);
   write_list (w, "envKeep", &d->env_keep);
   json_key (w, "credentials");
   json_begin_array (w);

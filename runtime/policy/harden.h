@@ -78,10 +78,9 @@ struct harden_directives
   /* The network: the facts its plan is decided from (the bundle's
    * namespace as the bundle asked, before the hardening added one; its
    * hooks; egress; the policy's uplink), completed by the runtime (a pod's
-   * shared namespace, `run`'s own monitor), and the plan itself
-   * (net_plan_decide, runtime/policy/net_plan.h). */
+   * shared namespace, `run`'s own monitor).  The plan is never stored: it
+   * is net_plan_decide (&net_facts) (runtime/policy/net_plan.h). */
   struct net_inputs net_facts;
-  struct net_plan net;
 
   /* Variable names let through scrubbing (run.agentrt.env.keep): exec'd
    * processes are scrubbed with the same list (harden_process). */

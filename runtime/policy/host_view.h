@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/error.h"
 #include "oci/config.h"
@@ -53,6 +54,27 @@ struct host_mount
 {
   char *path;             /* canonical host path of the mount point */
   const char *special_fs; /* as in struct host_node */
+};
+
+/* A runtime run by a user other than root (runtime/rootless.h gathers
+ * it; runtime/policy/unprivileged.h judges with it). */
+struct host_runtime
+{
+  uint32_t uid, gid; /* its effective ids: what the sidecar runs as */
+  /* Root of a user namespace other than the host's (rootless Podman's):
+   * it can switch the sidecar to sidecar.uid and sidecar.gid as mapped
+   * there, and the sidecar keeps them. */
+  bool switch_ids;
+  uint32_t host_uid; /* uid as the parent user namespace sees it (the
+                        user's own for rootless Podman's root) */
+  /* A cgroup of the container's own can be made: a delegated cgroup v2
+   * subtree this user may write.  Its controllers ("cpu memory pids")
+   * are the limits it can enforce. */
+  bool cgroup;
+  struct str_list controllers;
+  /* Why there is none (or why a controller may be missing), for
+   * errors and the change list. */
+  char *cgroup_why;
 };
 
 struct host_view
@@ -106,6 +128,9 @@ struct host_view
    * of credentials.inject), made by the runtime; NULL or short: a
    * container that asks for credentials is refused. */
   const struct str_list *standins;
+
+  /* Who runs the runtime when it is not root (NULL: root). */
+  const struct host_runtime *runtime;
 };
 
 void host_dirents_free (struct host_dirent *entries, size_t n);

@@ -25,8 +25,10 @@ libpolicy_a_SOURCES = \
 	runtime/policy/paths.c runtime/policy/paths.h \
 	runtime/policy/persistence.c \
 	runtime/policy/policy.c runtime/policy/policy.h \
+	runtime/policy/policy_layer.c runtime/policy/policy_layer.h \
 	runtime/policy/privileges.c runtime/policy/privileges.h \
-	runtime/policy/tmpfs.c runtime/policy/tmpfs.h
+	runtime/policy/tmpfs.c runtime/policy/tmpfs.h \
+	runtime/policy/unprivileged.c runtime/policy/unprivileged.h
 
 # What a program using the hardening step links, in order.
 POLICY_LIBS = libpolicyfile.a libpolicy.a libegress.a liboci.a libcommon.a \
@@ -40,6 +42,8 @@ POLICY_TESTS = \
 	tests/unit/test-policy-harden \
 	tests/unit/test-policy-netplan \
 	tests/unit/test-policy-file \
+	tests/unit/test-policy-layer \
+	tests/unit/test-policy-unprivileged \
 	tests/unit/test-policy-record \
 	tests/unit/test-policy-hostview
 check_PROGRAMS += $(POLICY_TESTS)
@@ -55,5 +59,7 @@ tests_unit_test_policy_binds_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_harden_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_netplan_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_file_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_layer_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_unprivileged_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_record_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_hostview_LDADD = $(POLICY_LIBS)

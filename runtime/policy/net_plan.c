@@ -7,13 +7,14 @@
 
 #include "oci/config.h"
 
-/* Does something configure the bundle's network namespace before the
- * agent's is chosen: the engine that made it (a path), or a hook? */
+/* Has something decided what the bundle's network namespace holds: the
+ * engine that made it (a path; or a new one it left as it is, its "none"),
+ * or a hook that may configure it? */
 static bool
 bundle_configured (const struct net_inputs *in)
 {
   return in->bundle_ns == NET_BUNDLE_PATH
-         || (in->bundle_ns == NET_BUNDLE_NEW && in->hooks);
+         || (in->bundle_ns == NET_BUNDLE_NEW && (in->hooks || in->engine));
 }
 
 /* Hardened, with or without a sidecar, not sharing a pod's. */
@@ -47,13 +48,15 @@ decide_agent (const struct net_inputs *in, struct net_plan *p)
 }
 
 /* Who prepares the agent's namespace.  With a user namespace only the
- * init can (the namespace belongs to it); `run` in the foreground would
+ * init can (the namespace belongs to it), and so when the runtime's own
+ * network namespace is not its user namespace's (the monitor, once in
+ * another, could not return to it); `run` in the foreground would
  * make an inner one serially, so its init does; otherwise the monitor
  * does it while the init builds its mounts. */
 static enum net_maker
 maker (const struct net_inputs *in, const struct net_plan *p)
 {
-  if (in->userns)
+  if (in->userns || in->runtime_userns)
     return NET_MAKER_INIT;
   if (p->agent == NET_AGENT_INNER && in->local_monitor)
     return NET_MAKER_INIT;
@@ -192,16 +195,20 @@ net_uplink_from_name (const char *name)
 }
 
 void
-net_plan_write_json (const struct net_inputs *in, const struct net_plan *p,
-                     struct json_writer *w)
+net_plan_write_json (const struct net_inputs *in, struct json_writer *w)
 {
+  struct net_plan plan = net_plan_decide (in);
+  const struct net_plan *p = &plan;
+
   json_key (w, "network");
   json_begin_object (w);
   json_kv_string (w, "bundle", net_bundle_ns_name (in->bundle_ns));
   json_kv_bool (w, "sharedAgentNamespace", in->shared_agent_ns);
   json_kv_bool (w, "hooks", in->hooks);
+  json_kv_bool (w, "engine", in->engine);
   json_kv_bool (w, "egress", in->egress);
   json_kv_bool (w, "userNamespace", in->userns);
+  json_kv_bool (w, "runtimeUserNamespace", in->runtime_userns);
   json_kv_bool (w, "localMonitor", in->local_monitor);
   json_kv_string (w, "uplink", net_uplink_name (in->uplink));
   json_kv_bool (w, "transparent", in->transparent);

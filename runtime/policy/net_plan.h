@@ -37,8 +37,17 @@ struct net_inputs
                              namespace (a pod's), with its own sidecar */
   bool hooks;             /* prestart, createRuntime or createContainer
                              hooks that may configure the bundle's one */
+  bool engine;            /* the bundle names the engine that made it
+                             (annotation io.container.manager: Podman,
+                             CRI-O): a new namespace it left unconfigured
+                             is its `--network none`, not a standalone
+                             bundle's */
   bool egress;            /* hardened: a sidecar (run.agentrt.egress=proxy) */
   bool userns;            /* the container has a user namespace */
+  bool runtime_userns;    /* the runtime is root of a user namespace that
+                             does not own its network namespace (rootless
+                             Podman's): it could not come back from
+                             another one */
   bool local_monitor;     /* `run` in the foreground is its own monitor */
   enum net_uplink uplink;
   bool transparent;       /* the policy's egress.transparent: every TCP
@@ -128,10 +137,10 @@ const char *net_uplink_name (enum net_uplink u);
 int net_bundle_ns_from_name (const char *name);
 int net_uplink_from_name (const char *name);
 
-/* "network": the facts (bundle, sharedAgentNamespace, hooks, egress,
- * userNamespace, localMonitor, uplink, transparent) and the plan (agent,
- * outside, maker, rules), a member of the hardening's directives. */
-void net_plan_write_json (const struct net_inputs *in,
-                          const struct net_plan *p, struct json_writer *w);
+/* "network": the facts (bundle, sharedAgentNamespace, hooks, engine, egress,
+ * userNamespace, runtimeUserNamespace, localMonitor, uplink, transparent)
+ * and, for the reader, the plan they make (agent, outside, maker, rules), a
+ * member of the hardening's directives. */
+void net_plan_write_json (const struct net_inputs *in, struct json_writer *w);
 
 #endif

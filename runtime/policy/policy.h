@@ -31,6 +31,12 @@
 #define POLICY_MIB (1024 * POLICY_KIB)
 #define POLICY_GIB (1024 * POLICY_MIB)
 
+enum policy_unenforceable
+{
+  POLICY_UNENFORCEABLE_FAIL,  /* "fail" */
+  POLICY_UNENFORCEABLE_ALLOW, /* "allow" */
+};
+
 struct agent_policy
 {
   /* false only when the policy file says "hardening": "off": bundles then
@@ -97,6 +103,11 @@ struct agent_policy
   int64_t memory_limit;  /* bytes, 4 GiB; swap = memory (no swap) */
   uint64_t lifetime;     /* seconds, 24 h */
   uint64_t max_lifetime; /* longest run.agentrt.timeout accepted, 24 h */
+  /* What a runtime that is not root does with limits no cgroup of its
+   * own can enforce (no delegated subtree, or one without the
+   * controller): fail the create naming them (the default), or run
+   * without them, recorded (runtime/policy/rootless.h). */
+  enum policy_unenforceable limits_unenforceable;
 
   /* Egress: the default allowlist (entries as in run.agentrt.egress.allow,
    * default empty = deny all), the ceiling every annotation entry must fall

@@ -266,6 +266,21 @@ egress_only_through_sidecar ()
   has_line "direct-lines 0"
 }
 
+# exec_confined ENGINE NAME: `ENGINE exec NAME` gives back the process's
+# output and exit status, and the exec'd process is confined like the
+# container's own (no_new_privs, seccomp).
+exec_confined ()
+{
+  run "$1" exec "$2" sh -c 'echo in-exec; echo exec-err >&2; exit 4'
+  check_status 4 || return 1
+  has_line in-exec || return 1
+  has_line exec-err || return 1
+  run "$1" exec "$2" grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status
+  check_status 0 || return 1
+  has_line $'NoNewPrivs:\t1' || return 1
+  has_line $'Seccomp:\t2'
+}
+
 # ---- what ran, and what is left -------------------------------------------
 
 # agentrt_ids: every container agentrt created for this file (each one

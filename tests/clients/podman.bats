@@ -150,15 +150,7 @@ host_cgroup ()
   check_status 0
   [[ $(jq -r .status <<<"$output") == running ]]
 
-  run pm exec worker sh -c 'echo in-exec; echo exec-err >&2; exit 4'
-  check_status 4
-  has_line in-exec
-  has_line exec-err
-  # the exec'd process is confined like the container's own
-  run pm exec worker grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status
-  check_status 0
-  has_line $'NoNewPrivs:\t1'
-  has_line $'Seccomp:\t2'
+  exec_confined pm worker
   jq -se 'map(select(.event == "exec")) | length > 0' "$AUDIT_DIR/$id.jsonl"
 
   run pm stop --time 10 worker
@@ -276,34 +268,42 @@ tty_run ()
   jq -se 'map(select(.event == "egress" and .decision == "deny")) | length == 2' "$AUDIT_DIR/$id.jsonl"
 }
 
-@test "podman --network none: with egress.uplink bundle no way out, not even through the sidecar; with auto, the runtime's network by the allowlist" {
-  # --network none is a new namespace nobody configures (no path, no
-  # hook): egress.uplink auto, the default, sends the sidecar out through
-  # the runtime's own network (docs/policy.md); bundle keeps podman's none
+@test "podman --network none: no way out, not even through the sidecar (proxy or transparent); with egress.uplink runtime, the runtime's network by the allowlist" {
+  # --network none is a new namespace that podman, naming itself
+  # (io.container.manager), left with only lo: the sidecar's way out is
+  # that namespace (docs/policy.md, egress.uplink auto), where nothing
+  # leads anywhere; egress.uplink runtime takes the runtime's own
   local probe='
     ip -o link | cut -d: -f2
     wget -q -O- http://'"$SERVER_IP"'/; echo "wget=$?"
     printf "GET / HTTP/1.0\r\n\r\n" | nc -w 2 '"$SERVER_IP"' 80 | wc -l | sed "s/^ */direct-lines /"'
-  run pm_run --rm --network none --cidfile "$T/cid.auto" \
-    --annotation "run.agentrt.egress.allow=$SERVER_IP" "$IMAGE" sh -c "$probe"
-  check_status 0
-  has_line wget=0
-  [[ $(grep -c "$SERVER_TEXT" <<<"$output") -eq 1 ]]
-  jq -se '.[0].directives.network | .outside == "runtime" and .uplink == "auto"' \
-    "$AUDIT_DIR/$(<"$T/cid.auto").jsonl"
-  cp "$POLICY" "$T/policy.auto"
-  jq '.egress.uplink = "bundle"' "$T/policy.auto" >"$POLICY"
   run pm_run --rm --network none --cidfile "$T/cid.none" \
     --annotation "run.agentrt.egress.allow=$SERVER_IP" "$IMAGE" sh -c "$probe"
-  cp "$T/policy.auto" "$POLICY"
   check_status 0
   has_line " lo"
   has_text "502 Bad Gateway"
   has_line wget=1
   has_line "direct-lines 0"
   [[ $output != *"$SERVER_TEXT"* ]]
+  jq -se '.[0].directives.network | .outside == "bundle" and .engine and .uplink == "auto"
+      and .rules != "none"' "$AUDIT_DIR/$(<"$T/cid.none").jsonl"
+  # the proxy's request and the transparent connection, each tried from
+  # podman's empty namespace
   jq -se 'map(select(.event == "egress" and .reason == "connect-failed")) | length == 2' \
     "$AUDIT_DIR/$(<"$T/cid.none").jsonl"
+  jq -se 'any(.[]; .event == "egress" and .reason == "connect-failed" and .via == "addr")' \
+    "$AUDIT_DIR/$(<"$T/cid.none").jsonl"
+  cp "$POLICY" "$T/policy.auto"
+  jq '.egress.uplink = "runtime"' "$T/policy.auto" >"$POLICY"
+  run pm_run --rm --network none --cidfile "$T/cid.runtime" \
+    --annotation "run.agentrt.egress.allow=$SERVER_IP" "$IMAGE" sh -c "$probe"
+  cp "$T/policy.auto" "$POLICY"
+  check_status 0
+  has_line wget=0
+  [[ $(grep -c "$SERVER_TEXT" <<<"$output") -eq 1 ]]
+  [[ $output != *"direct-lines 0"* ]]
+  jq -se '.[0].directives.network | .outside == "runtime" and .uplink == "runtime"' \
+    "$AUDIT_DIR/$(<"$T/cid.runtime").jsonl"
 }
 
 @test "podman shows agentrt's own message when agentrt fails" {

@@ -107,6 +107,11 @@ bg env SERVER_NAME=outer-loopback ip netns exec "$OUT" python3 "$HERE/server.py"
 bg ip netns exec "$SRV" python3 "$HERE/dns_server.py" 1.2.3.53 dns.test=1.2.3.10 dns6.test=3ffe:db8::10 \
   rebind.test=127.0.0.1 meta-dns.test=169.254.169.254 mixed.test=1.2.3.10 mixed.test=10.0.0.1 \
   ttl.test=1.2.3.10@5 '*.many.test=1.2.3.10' other-dns.test=1.2.3.11 \
+  rebind6.test=::ffff:127.0.0.1 meta6-dns.test=::ffff:169.254.169.254 \
+  mixed6.test=1.2.3.10 mixed6.test=::ffff:127.0.0.1 \
+  nat64-loop.test=64:ff9b::127.0.0.1 nat64-meta.test=64:ff9b::169.254.169.254 \
+  6to4-loop.test=2002:7f00:1::1 6to4-meta.test=2002:a9fe:a9fe::1 \
+  teredo.test=2001:0:4136:e378:8000:63bf:80ff:fffe \
   2>"$T/dns.log"
 
 cat >"$T/hosts" <<EOF
@@ -121,6 +126,10 @@ cat >"$T/hosts" <<EOF
 198.18.0.10 bench.test
 203.0.113.10 doc.test
 127.0.0.1 loop.test
+::ffff:127.0.0.1 loop6.test
+::ffff:169.254.169.254 meta6.test
+64:ff9b::7f00:1 nat64-loop-h.test
+2002:a9fe:a9fe::1 6to4-meta-h.test
 3ffe:db8::10 web6.test
 EOF
 printf 'nameserver 1.2.3.53\noptions timeout:1 attempts:1\n' >"$T/resolv.conf"
@@ -139,6 +148,9 @@ done
 ALLOW='web.test,*.web.test,web6.test,metadata.test,loop.test,dns.test,dns6.test,rebind.test'
 ALLOW+=',meta-dns.test,mixed.test,nx.test,drop.test,web.test:22,1.2.3.10:443'
 ALLOW+=',wireserver.test,bench.test,priv-in.test,doc.test'
+# IPv4 embedded in IPv6: mapped, NAT64, 6to4; Teredo
+ALLOW+=',loop6.test,meta6.test,rebind6.test,meta6-dns.test,mixed6.test,nat64-loop.test,nat64-meta.test'
+ALLOW+=',6to4-loop.test,6to4-meta.test,nat64-loop-h.test,6to4-meta-h.test,teredo.test'
 sleep 1000 & INIT=$!
 PIDS+=("$INIT")
 # start_proxy ID WATCHED_PID EXTRA...; sets PROXY_PID.  PROXY_ENV (NAME=VALUE
@@ -223,6 +235,28 @@ denied "metadata IP literal refused" not-allowlisted http://169.254.169.254/
 denied "name resolving to 127.0.0.1 (hosts) refused" address-loopback http://loop.test/
 denied "name resolving to 127.0.0.1 (DNS) refused" address-loopback http://rebind.test/
 denied "DNS name resolving to 169.254.169.254 refused" address-metadata http://meta-dns.test/
+# IPv4 written as IPv6 is judged as the IPv4 address it holds (netaddr.c,
+# classify_v6): IPv4-mapped ::ffff:a.b.c.d, which the proxy's AF_INET6
+# socket reaches as the IPv4 address itself (the control: outer-loopback
+# serves on 127.0.0.1 in OUT), NAT64 64:ff9b::/96 and 6to4 2002::/16,
+# which a NAT64 gateway or 6to4 relay on the way would take there.  A
+# 6to4 address is in 2000::/3: without the embedding judged, it is public.
+expect "control: ::ffff:127.0.0.1 reaches the outer loopback from the proxy's side" "hello from outer-loopback" \
+  "$(O curl -sS -m 5 --noproxy '*' -g 'http://[::ffff:127.0.0.1]/' 2>&1)"
+denied "hosts ::ffff:127.0.0.1 refused" address-loopback http://loop6.test/
+denied "hosts ::ffff:169.254.169.254 refused" address-metadata http://meta6.test/
+denied "hosts NAT64 64:ff9b::7f00:1 refused" address-loopback http://nat64-loop-h.test/
+denied "hosts 6to4 2002:a9fe:a9fe::1 refused" address-metadata http://6to4-meta-h.test/
+denied "DNS AAAA ::ffff:127.0.0.1 refused" address-loopback http://rebind6.test/
+denied "DNS AAAA ::ffff:169.254.169.254 refused" address-metadata http://meta6-dns.test/
+denied "DNS A public, AAAA ::ffff:127.0.0.1: refused" address-loopback http://mixed6.test/
+denied "DNS AAAA NAT64 64:ff9b::127.0.0.1 refused" address-loopback http://nat64-loop.test/
+denied "DNS AAAA NAT64 64:ff9b::169.254.169.254 refused" address-metadata http://nat64-meta.test/
+denied "DNS AAAA 6to4 2002:7f00:1::1 refused" address-loopback http://6to4-loop.test/
+denied "DNS AAAA 6to4 2002:a9fe:a9fe::1 refused" address-metadata http://6to4-meta.test/
+# Teredo (2001::/32) hides its client's IPv4 address (here 127.0.0.1, bits
+# inverted): the whole prefix is refused, not read
+denied "DNS AAAA Teredo (client 127.0.0.1) refused" address-reserved http://teredo.test/
 denied "one private address among public ones refused" address-private http://mixed.test/
 denied "unknown name" nxdomain http://nx.test/
 denied "nameserver that never answers" resolve-failed http://drop.test/
@@ -339,10 +373,18 @@ for name, want in [
         ("deny-socks-bind", dict(proto="socks5", reason="unsupported-command"))]:
     print("%s %s" % (name, "yes" if has(**want) else "MISSING"))
 print("bytes", "yes" if any(l["bytes_down"] > 0 and l["decision"] == "allow" for l in lines) else "MISSING")
+# RFC 3339, UTC, milliseconds (docs/audit.md), and now: within the run
+import calendar, re, time
+form = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.\d{3}Z$")
+def when(t):
+    m = form.match(t)
+    return m and calendar.timegm(time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S"))
+off = [l["time"] for l in lines if not when(l["time"]) or abs(when(l["time"]) - time.time()) > 600]
+print("times", "yes" if lines and not off else "MISSING: %s" % off[:1])
 EOF
 )
 expect "audit lines are JSON with exactly the contract's fields" "bad 0" "$out"
-for k in allow-http allow-connect allow-socks5 deny-name deny-metadata deny-loopback deny-parse deny-socks-bind bytes; do
+for k in allow-http allow-connect allow-socks5 deny-name deny-metadata deny-loopback deny-parse deny-socks-bind bytes times; do
   expect "audit line $k" "$k yes" "$out"
 done
 if grep -q -e 's3cr3t' -e 'hello from' "$T/audit.log"; then not_ok "audit holds nothing from payload or headers"

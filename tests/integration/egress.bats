@@ -316,3 +316,16 @@ standalone_bundle ()
   audit_events create | jq -e '.directives.network | .uplink == "bundle" and .agent == "inner" and .outside == "bundle"' >/dev/null \
     || fail "$(audit_events create)"
 }
+
+@test "egress: a new namespace an engine left unconfigured (Podman's --network none, io.container.manager) stays its way out: nothing is reached" {
+  add_annotation run.agentrt.egress.allow web.test
+  add_annotation io.container.manager libpod
+  standalone_bundle
+  set_cmd sh -c 'busybox wget -q -O - http://web.test/ 2>&1; echo wget=$?'
+  egress_hostnet run --bundle "$BUNDLE" "$CT_ID" >"$BATS_TEST_TMPDIR/out" 2>&1 </dev/null && status=0 || status=$?
+  output=$(<"$BATS_TEST_TMPDIR/out")
+  check_status 0
+  [[ $output != *"hello from web"* && $output == *"wget=1"* ]] || fail "$output"
+  audit_events create | jq -e '.directives.network | .engine and .uplink == "auto" and .agent == "inner" and .outside == "bundle"' >/dev/null \
+    || fail "$(audit_events create)"
+}

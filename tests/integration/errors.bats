@@ -23,7 +23,8 @@ one_error ()
   hardening_policy
   run setpriv --reuid=65534 --regid=65534 --clear-groups \
     "$RUNTIME" --root "$BATS_TEST_TMPDIR/state-nobody" --policy "$POLICY" run --bundle "$BUNDLE" "$CT_ID"
-  one_error "Permission denied" "; agentrt creates namespaces, mounts and cgroups: run it as root"
+  one_error "Permission denied" "; as a user other than root agentrt runs bundles with a user namespace" \
+    "agentrt spec --rootless" "run it as root"
 }
 
 @test "errors: the seccomp profile is not where the policy says: make install, or seccomp.profile" {

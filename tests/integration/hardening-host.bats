@@ -201,18 +201,12 @@ EOF
 # VOL/data for a symlink to the host's /etc meanwhile, then let it go on.
 swap_source_at_judged ()
 {
-  local vol=$1 pid= i p
+  local vol=$1 pid
   AGENTRT_FAULT_STAGE=create:judged AGENTRT_FAULT_SIGNAL=STOP \
     runtime run --bundle "$BUNDLE" "$CT_ID" >"$BATS_TEST_TMPDIR/swap.out" 2>&1 &
   # the runtime (below the shell and timeout) stops itself there
-  for ((i = 0; i < 100; i++)); do
-    for p in $(pgrep -f -- "run --bundle $BUNDLE $CT_ID"); do
-      [[ $(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null) == T ]] && pid=$p
-    done
-    [[ -n $pid ]] && break
-    sleep 0.1
-  done
-  [[ -n $pid ]] || fail "the runtime did not stop at create:judged"
+  pid=$(stopped_process -f -- "run --bundle $BUNDLE $CT_ID") \
+    || fail "the runtime did not stop at create:judged"
   mv "$vol/data" "$vol/data.judged"
   ln -s /etc "$vol/data"
   kill -CONT "$pid"

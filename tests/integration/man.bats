@@ -114,9 +114,9 @@ same_set ()
   # --help when it has one, else the usage a bad option prints
   usage=$("$egress" --help 2>&1) || usage=$("$egress" --no-such-option 2>&1 || true)
   [[ $usage == *usage:* ]] || fail "no usage from $egress: $usage"
-  from_usage=$(sed -n '/usage:/,$p' <<<"$usage" | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+  from_usage=$(sed -n '/usage:/,$p' <<<"$usage" | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)
   # the hidden --self-test is for tests only (docs/egress.md)
-  from_parser=$(grep -oE '\{ "[a-z][a-z-]*", (required|no|optional)_argument' \
+  from_parser=$(grep -oE '\{ "[a-z][a-z0-9-]*", (required|no|optional)_argument' \
     "$TOP/runtime/egress/egress.c" | sed -E 's/^\{ "([^"]*)".*/--\1/' | grep -vx -- --self-test)
   [[ -n $from_parser ]] || fail "no options found in runtime/egress/egress.c"
   from_man=$(man_tags "$MAN/agentrt-egress.8" OPTIONS | grep '^-')

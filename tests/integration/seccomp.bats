@@ -136,6 +136,17 @@ MKDIR_PROBE='mkdir /dev/shm/d 2>/dev/null; echo "mkdir=$?"'
   [[ $(cache_entries | wc -l) -eq 1 ]]
 }
 
+@test "seccomp cache: the first container on a brand-new state root is cached too" {
+  requires root seccomp agentrt
+  seccomp_rules "$MKDIR_DENIED"
+  set_cmd sh -c "$MKDIR_PROBE"
+  ROOT=$BATS_TEST_TMPDIR/new/state
+  rt run --bundle "$BUNDLE" "$CT_ID"
+  check_status 0
+  has_line mkdir=1
+  [[ $(cache_entries | wc -l) -eq 1 ]] || fail "cache: $(ls -la "$ROOT" "$ROOT/.seccomp-cache" 2>&1)"
+}
+
 @test "seccomp cache: an entry replaced by another profile's program is not used" {
   requires root seccomp agentrt
   local deny allow

@@ -56,7 +56,7 @@ nothing_left ()
   has_line "  secrets removed  0"
   has_line "  sockets dropped  0"
   [[ $output == *"  root filesystem  read-only;"* ]] || fail "$output"
-  [[ $output == *"  egress           only through the proxy"*"allowlist: empty (deny all)"* ]] || fail "$output"
+  [[ $output == *"  egress           only through the sidecar (proxy 127.0.0.1:3128"*"; any other TCP and DNS redirected to it); allowlist: empty (deny all)"* ]] || fail "$output"
   [[ $output == *"  kernel           seccomp agent-default.json,"*"no new privileges"* ]] || fail "$output"
   [[ $output == *"  limits           pids.limit=1024, memory.limit=4g, lifetime 24h"* ]] || fail "$output"
   [[ $output != *'"rootfs"'* && $output != *"effective config"* ]] || fail "the full explanation without --verbose: $output"
@@ -93,17 +93,18 @@ nothing_left ()
     "passed   work    write ~/project/result.txt*wrote ~/project/result.txt"
     "passed   work    write /tmp/scratch*wrote /tmp/scratch"
     "passed   work    fetch http://10.87.0.2/ (allowlisted)*hello from the test server (audit: allow ok)"
+    "passed   work    fetch http://10.87.0.2/ without the proxy (allowlisted)*hello from the test server (audit: allow ok, via addr)"
     "blocked  attack  read the secrets in the environment*GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, DATABASE_URL: not set"
     "blocked  attack  read ~/.ssh/id_ed25519*No such file or directory"
     "blocked  attack  read ~/.aws/credentials*No such file or directory"
     "blocked  attack  use /var/run/docker.sock*No such file or directory"
     "blocked  attack  write /bin/agent-backdoor*Read-only file system"
     "blocked  attack  fetch http://10.87.0.3/ (not allowlisted)*403 Forbidden (audit: deny not-allowlisted)"
-    "blocked  attack  connect to 10.87.0.2:80 directly, around the proxy*Network is unreachable"
+    "blocked  attack  fetch http://10.87.0.3/ without the proxy (not allowlisted)*(audit: deny not-allowlisted, via host)"
     "blocked  attack  fork bomb*fork failed after * processes (pids.max 1024)*"
   )
   lines_like "${want[@]}"
-  has_line "==> 8 of 8 attacks blocked, 4 of 4 work steps passed"
+  has_line "==> 8 of 8 attacks blocked, 5 of 5 work steps passed"
   [[ $output != *PASSED* && $output != *FAILED* ]] || fail "$output"
   nothing_left
 }
@@ -121,11 +122,12 @@ nothing_left ()
     "PASSED   attack  use /var/run/docker.sock*srwx"
     "PASSED   attack  write /bin/agent-backdoor*wrote"
     "PASSED   attack  fetch http://10.87.0.3/ (not allowlisted)*hello from the test server"
-    "PASSED   attack  connect to 10.87.0.2:80 directly*hello from the test server"
+    "passed   work    fetch http://10.87.0.2/ without the proxy*hello from the test server"
+    "PASSED   attack  fetch http://10.87.0.3/ without the proxy*hello from the test server"
     "PASSED   attack  fork bomb*1200 processes, nothing stopped them"
   )
   lines_like "${want[@]}"
-  has_line "==> 0 of 8 attacks blocked, 4 of 4 work steps passed"
+  has_line "==> 0 of 8 attacks blocked, 5 of 5 work steps passed"
   nothing_left
 }
 

@@ -331,6 +331,20 @@ fake_ns_is_host (void *ctx, const char *path, enum oci_namespace_type type,
   return 0;
 }
 
+/* A test bundle's config.json text parsed, or NULL (the reason on
+ * stderr). */
+static inline struct oci_config *
+fake_config (const char *json)
+{
+  agentrt_error_t err = NULL;
+  struct oci_config *c = oci_config_parse (json, strlen (json), "test", &err);
+
+  if (c == NULL)
+    fprintf (stderr, "parse: %s\n", err->msg);
+  agentrt_error_release (&err);
+  return c;
+}
+
 static void
 fake_host_view (struct host_view *view, struct fake_host *fh)
 {

@@ -153,6 +153,12 @@ test_malformed (void)
   expect_error ("{\"sidecar\":{\"busyPoll\":10}}", "sidecar.busyPoll: unknown");
   expect_error ("{\"audit\":{\"dir\":\"log\"}}",
                 "audit.dir: expected an absolute path");
+  expect_error ("{\"limits\":{\"unenforceable\":\"ALLOW\"}}",
+                "limits.unenforceable: must be \"fail\" or \"allow\"");
+  expect_error ("{\"limits\":{\"unenforceable\":\"\"}}",
+                "limits.unenforceable: must be");
+  expect_error ("{\"limits\":{\"unenforceable\":true}}",
+                "limits.unenforceable: expected a string");
 }
 
 static void
@@ -174,6 +180,7 @@ test_empty_is_defaults (void)
   CHECK_STR_EQ (p.public_suffix_list, POLICY_DEFAULT_PUBLIC_SUFFIX_LIST);
   CHECK (p.sidecar_busy_poll_us == 100);
   CHECK (p.egress_transparent && d.egress_transparent);
+  CHECK (p.limits_unenforceable == POLICY_UNENFORCEABLE_FAIL);
   policy_release (&p);
   policy_release (&d);
 }
@@ -195,7 +202,8 @@ test_values (void)
       "\"protectPersistence\":false},"
       "\"devices\":{\"allow\":[\"/dev/fuse\",\"net/tun\",\"fuse\"]},"
       "\"capabilities\":{\"safe\":[\"cap_kill\",\"CAP_NET_RAW\"]},"
-      "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"48h\"},"
+      "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"48h\","
+      "\"unenforceable\":\"allow\"},"
       "\"egress\":{\"allow\":[\"pypi.org\",\"10.0.0.0/8\"],\"ceiling\":"
       "[\"*.corp.example\",\"pypi.org\"],\"allowBroad\":true,"
       "\"publicSuffixList\":\"/etc/agentrt/psl.dat\",\"transparent\":false},"
@@ -227,6 +235,7 @@ test_values (void)
   CHECK_STR_EQ (p.safe_capabilities.items[0], "CAP_KILL");
   CHECK (p.pids_limit == 256 && p.memory_limit == (int64_t) POLICY_GIB);
   CHECK (p.lifetime == 48 * 3600 && p.max_lifetime == 48 * 3600);
+  CHECK (p.limits_unenforceable == POLICY_UNENFORCEABLE_ALLOW);
   CHECK (p.egress_allow.len == 2 && p.egress_ceiling.len == 2);
   CHECK (p.allow_broad_egress);
   CHECK_STR_EQ (p.public_suffix_list, "/etc/agentrt/psl.dat");
@@ -327,6 +336,50 @@ test_files (void)
   free (big);
 }
 
+/* A user's file read over the admin's: fields replace or extend, a
+ * missing file changes nothing, a broken one is an error naming it. */
+static void
+test_load_over (void)
+{
+  char dir[] = "/tmp/agentrt-policy-over-XXXXXX";
+  char *file, *missing;
+  struct agent_policy p;
+  agentrt_error_t err = NULL;
+  bool found = true;
+  int fd;
+
+  CHECK (mkdtemp (dir) != NULL);
+  file = xasprintf ("%s/policy.json", dir);
+  missing = xasprintf ("%s/none.json", dir);
+  CHECK (policy_file_parse ("{\"limits\":{\"pids\":100},\"egress\":{\"allow\":"
+                            "[\"pypi.org\"]},\"audit\":{\"dir\":\"/a\"}}",
+                            76, "admin", &p, &err) == 0);
+  CHECK (policy_file_load_over (missing, &p, &found, &err) == 0 && !found);
+  CHECK (p.pids_limit == 100);
+
+  fd = open (file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  CHECK (fd >= 0
+         && write (fd, "{\"limits\":{\"memory\":\"1g\"},\"egress\":{\"allow\":"
+                       "[\"x.org\"]}}", 55) == 55);
+  close (fd);
+  CHECK (policy_file_load_over (file, &p, &found, &err) == 0 && found);
+  CHECK (p.pids_limit == 100 && p.memory_limit == (int64_t) POLICY_GIB);
+  CHECK (p.egress_allow.len == 2);
+  CHECK_STR_EQ (p.audit_dir, "/a");
+
+  fd = open (file, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  CHECK (fd >= 0 && write (fd, "{\"limits\":{\"pid\":1}}", 20) == 20);
+  close (fd);
+  CHECK (policy_file_load_over (file, &p, &found, &err) < 0);
+  CHECK_CONTAINS (err ? err->msg : NULL, "policy.json: limits.pid: unknown");
+  agentrt_error_release (&err);
+  policy_release (&p);
+  unlink (file);
+  rmdir (dir);
+  free (file);
+  free (missing);
+}
+
 /* closest_word (common/closest.c), which the unknown-field errors use:
  * hostile inputs first. */
 static void
@@ -359,5 +412,6 @@ main (void)
   RUN_TEST (test_values);
   RUN_TEST (test_example);
   RUN_TEST (test_files);
+  RUN_TEST (test_load_over);
   return UNIT_EXIT ();
 }

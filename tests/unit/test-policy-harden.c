@@ -191,12 +191,8 @@ static const char cri_json[] =
 static struct oci_config *
 parse (const char *json)
 {
-  agentrt_error_t err = NULL;
-  struct oci_config *c = oci_config_parse (json, strlen (json), "test", &err);
-  if (c == NULL)
-    fprintf (stderr, "parse: %s\n", err->msg);
+  struct oci_config *c = fake_config (json);
   CHECK (c != NULL);
-  agentrt_error_release (&err);
   return c;
 }
 
@@ -363,8 +359,9 @@ test_docker (void)
   CHECK_STR_EQ (r.directives.egress_allow, "");
   /* a new network namespace without hooks: nobody configures it */
   CHECK (r.directives.net_facts.bundle_ns == NET_BUNDLE_NEW);
-  CHECK (r.directives.net.agent == NET_AGENT_OWN);
-  CHECK (r.directives.net.outside == NET_OUTSIDE_RUNTIME);
+  CHECK (net_plan_decide (&r.directives.net_facts).agent == NET_AGENT_OWN
+         && net_plan_decide (&r.directives.net_facts).outside
+                == NET_OUTSIDE_RUNTIME);
   CHECK (r.directives.lifetime == 86400);
   CHECK_STR_EQ (r.directives.seccomp_profile, POLICY_DEFAULT_SECCOMP_PROFILE);
   CHECK_STR_EQ (r.directives.audit_dir, "/var/log/agentrt");
@@ -402,7 +399,8 @@ test_podman (void)
   CHECK (find_mount (c, "/root") != NULL); /* HOME=/root, read-only root */
   /* Host network: a new namespace, the host is the outside. */
   CHECK (r.directives.net_facts.bundle_ns == NET_BUNDLE_HOST);
-  CHECK (r.directives.net.outside == NET_OUTSIDE_RUNTIME);
+  CHECK (net_plan_decide (&r.directives.net_facts).outside
+         == NET_OUTSIDE_RUNTIME);
   CHECK (oci_config_namespace (c, OCI_NS_NETWORK) != NULL);
   CHECK (oci_config_namespace (c, OCI_NS_NETWORK)->path == NULL);
   CHECK_CONTAINS (text, "namespace: network (new)");
@@ -445,7 +443,7 @@ test_cri (void)
   CHECK (find_mount (c, "/work") != NULL);
   CHECK_STR_EQ (find_mount (c, "/dev/shm")->type, "tmpfs");
   CHECK (r.directives.net_facts.bundle_ns == NET_BUNDLE_PATH);
-  CHECK (r.directives.net.agent == NET_AGENT_INNER);
+  CHECK (net_plan_decide (&r.directives.net_facts).agent == NET_AGENT_INNER);
   CHECK_STR_EQ (oci_config_namespace (c, OCI_NS_NETWORK)->path,
                 "/var/run/netns/cni-1234");
   CHECK (r.directives.lifetime == 7200);
@@ -508,6 +506,7 @@ static const char *
 net_for (const char *namespaces, const char *hooks, const char *egress)
 {
   static char plan[64];
+  struct net_plan decided;
   char json[1024];
   struct oci_config *c;
   struct harden_result r;
@@ -526,8 +525,9 @@ net_for (const char *namespaces, const char *hooks, const char *egress)
   CHECK (r.directives.net_facts.hardened && !r.directives.net_facts.local_monitor
          && !r.directives.net_facts.shared_agent_ns);
   CHECK (r.directives.net_facts.egress == (strcmp (egress, "proxy") == 0));
-  snprintf (plan, sizeof plan, "%s/%s", net_agent_name (r.directives.net.agent),
-            net_outside_name (r.directives.net.outside));
+  decided = net_plan_decide (&r.directives.net_facts);
+  snprintf (plan, sizeof plan, "%s/%s", net_agent_name (decided.agent),
+            net_outside_name (decided.outside));
   harden_result_release (&r);
   oci_config_free (c);
   return plan;
@@ -577,7 +577,7 @@ transparent_change (const char *egress, bool transparent, bool *planned)
   policy.egress_transparent = transparent;
   kv_list_set (&c->annotations, "run.agentrt.egress", egress);
   CHECK (run (c, &r, NULL, &err) == 0);
-  *planned = r.directives.net.transparent;
+  *planned = net_plan_decide (&r.directives.net_facts).transparent;
   CHECK (r.directives.net_facts.transparent == transparent);
   for (size_t i = 0; i < r.changes.len; i++)
     {

@@ -135,29 +135,64 @@ test_transparent (void)
     }
 }
 
+/* A new namespace the engine that made it left as it is (Podman's
+ * `--network none`, named by io.container.manager) counts as configured:
+ * with egress it is the way out, and it reaches nothing, unless the policy
+ * says runtime. */
+static void
+test_engine_none (void)
+{
+  static const struct
+  {
+    bool egress;
+    enum net_uplink uplink;
+    const char *agent, *outside;
+  } rows[] = {
+    { false, AUTO, "inner", "none" },
+    { true, AUTO, "inner", "bundle" },
+    { true, BUNDLE, "inner", "bundle" },
+    { true, RUNTIME, "inner", "runtime" },
+  };
+
+  for (size_t i = 0; i < sizeof (rows) / sizeof (rows[0]); i++)
+    {
+      struct net_inputs in = { .hardened = true, .bundle_ns = NEW,
+                               .engine = true, .egress = rows[i].egress,
+                               .uplink = rows[i].uplink };
+      struct net_plan p = net_plan_decide (&in);
+      CHECK_STR_EQ (net_agent_name (p.agent), rows[i].agent);
+      CHECK_STR_EQ (net_outside_name (p.outside), rows[i].outside);
+    }
+}
+
 static void
 test_who_prepares (void)
 {
   static const struct
   {
     enum net_bundle_ns ns;
-    bool userns, local;
+    bool userns, local, runtime_userns;
     const char *agent, *maker;
   } rows[] = {
-    { HOST, false, false, "own", "monitor" },
-    { HOST, false, true, "own", "monitor" },
-    { HOST, true, false, "own", "init" },
-    { HOST, true, true, "own", "init" },
-    { PATH, false, false, "inner", "monitor" },
-    { PATH, false, true, "inner", "init" },
-    { PATH, true, false, "inner", "init" },
-    { PATH, true, true, "inner", "init" },
+    { HOST, false, false, false, "own", "monitor" },
+    { HOST, false, true, false, "own", "monitor" },
+    { HOST, true, false, false, "own", "init" },
+    { HOST, true, true, false, "own", "init" },
+    { PATH, false, false, false, "inner", "monitor" },
+    { PATH, false, true, false, "inner", "init" },
+    { PATH, true, false, false, "inner", "init" },
+    { PATH, true, true, false, "inner", "init" },
+    /* rootless Podman's runtime: the monitor could not come back */
+    { HOST, false, false, true, "own", "init" },
+    { PATH, false, false, true, "inner", "init" },
+    { NEW, false, false, true, "own", "init" },
   };
 
   for (size_t i = 0; i < sizeof (rows) / sizeof (rows[0]); i++)
     {
       struct net_inputs in = { .hardened = true, .bundle_ns = rows[i].ns,
                                .egress = true, .userns = rows[i].userns,
+                               .runtime_userns = rows[i].runtime_userns,
                                .local_monitor = rows[i].local };
       struct net_plan p = net_plan_decide (&in);
       CHECK_STR_EQ (net_agent_name (p.agent), rows[i].agent);
@@ -205,6 +240,7 @@ int
 main (void)
 {
   RUN_TEST (test_every_combination);
+  RUN_TEST (test_engine_none);
   RUN_TEST (test_who_prepares);
   RUN_TEST (test_transparent);
   RUN_TEST (test_hardening_off_and_shared);

@@ -34,7 +34,7 @@ static const char full_policy[] =
     "\"devices\":{\"allow\":[\"kvm\"]},"
     "\"capabilities\":{\"safe\":[\"CAP_KILL\"]},"
     "\"limits\":{\"pids\":256,\"memory\":\"1g\",\"lifetime\":\"1h\","
-    "\"maxLifetime\":\"2h\"},"
+    "\"maxLifetime\":\"2h\",\"unenforceable\":\"allow\"},"
     "\"egress\":{\"allow\":[\"pypi.org\"],\"ceiling\":[\"pypi.org\"],"
     "\"allowBroad\":true,\"publicSuffixList\":\"/srv/psl.dat\","
     "\"uplink\":\"bundle\",\"transparent\":false},"
@@ -89,7 +89,6 @@ fill_directives (struct harden_directives *d)
                                       .egress = true,
                                       .uplink = NET_UPLINK_RUNTIME,
                                       .transparent = true };
-  d->net = net_plan_decide (&d->net_facts);
   str_list_append (&d->env_keep, "GH_TOKEN");
   d->sidecar_uid = 1;
   d->sidecar_gid = 2;
@@ -109,6 +108,7 @@ test_record_round_trip (void)
   struct hardening_record rec;
   agentrt_error_t err = NULL;
   char *json, *again;
+  struct net_plan plan;
 
   CHECK (policy_file_parse (full_policy, strlen (full_policy), "p", &policy,
                             &err) == 0);
@@ -123,13 +123,15 @@ test_record_round_trip (void)
   CHECK (rec.directives.net_facts.shared_agent_ns
          && rec.directives.net_facts.bundle_ns == NET_BUNDLE_PATH
          && rec.directives.net_facts.uplink == NET_UPLINK_RUNTIME);
-  CHECK (rec.directives.net.agent == NET_AGENT_SHARED);
+  plan = net_plan_decide (&rec.directives.net_facts);
+  CHECK (plan.agent == NET_AGENT_SHARED);
   /* a pod's container joins the rules of the sandbox's namespace */
-  CHECK (rec.directives.net_facts.transparent && !rec.directives.net.transparent
-         && rec.directives.net.rules == NET_RULES_NONE);
+  CHECK (rec.directives.net_facts.transparent && !plan.transparent
+         && plan.rules == NET_RULES_NONE);
   CHECK (!rec.policy.egress_transparent);
   CHECK (rec.directives.rootfs == HARDEN_ROOTFS_EPHEMERAL);
   CHECK (rec.policy.pids_limit == 256 && !rec.policy.protect_persistence);
+  CHECK (rec.policy.limits_unenforceable == POLICY_UNENFORCEABLE_ALLOW);
   again = hardening_record_to_json (&rec.policy, &rec.directives, rec.program,
                                     rec.program_len, rec.program_flags);
   CHECK_STR_EQ (json, again);
@@ -139,15 +141,13 @@ test_record_round_trip (void)
 
   /* not shared: the monitor makes the agent's namespace and its rules */
   d.net_facts.shared_agent_ns = false;
-  d.net = net_plan_decide (&d.net_facts);
   json = hardening_record_to_json (&policy, &d, NULL, 0, 0);
   CHECK (hardening_record_parse (json, strlen (json), &rec, &err) == 0);
-  CHECK (rec.directives.net.transparent
-         && rec.directives.net.rules == NET_RULES_MONITOR);
+  plan = net_plan_decide (&rec.directives.net_facts);
+  CHECK (plan.transparent && plan.rules == NET_RULES_MONITOR);
   hardening_record_release (&rec);
   free (json);
   d.net_facts.shared_agent_ns = true;
-  d.net = net_plan_decide (&d.net_facts);
 
   /* no agent profile */
   json = hardening_record_to_json (&policy, &d, NULL, 0, 0);

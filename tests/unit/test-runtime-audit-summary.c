@@ -96,11 +96,21 @@ test_timestamp_reads_rfc3339 (void)
          && us == -1000000);
   CHECK (timestamp_parse ("2026-11-29", true, &us) == 0
          && us == utc (2026, 11, 29, 0, 0, 0));
-  CHECK_STR_EQ (timestamp_format (utc (2026, 11, 29, 14, 0, 1) + 999999, buf),
+  CHECK_STR_EQ (timestamp_format (utc (2026, 11, 29, 14, 0, 1) + 999999, 0, buf),
                 "2026-11-29T14:00:01Z");
-  CHECK_STR_EQ (timestamp_format (-1, buf), "1969-12-31T23:59:59Z");
-  CHECK_STR_EQ (timestamp_format (utc (2024, 2, 29, 0, 0, 0), buf),
+  CHECK_STR_EQ (timestamp_format (-1, 0, buf), "1969-12-31T23:59:59Z");
+  CHECK_STR_EQ (timestamp_format (utc (2024, 2, 29, 0, 0, 0), 0, buf),
                 "2024-02-29T00:00:00Z");
+  /* the egress sidecar's milliseconds, truncated; a fraction before 1970 */
+  CHECK_STR_EQ (timestamp_format (utc (2026, 11, 29, 14, 0, 1) + 999999, 3, buf),
+                "2026-11-29T14:00:01.999Z");
+  CHECK_STR_EQ (timestamp_format (utc (2026, 11, 29, 14, 0, 1) + 5000, 3, buf),
+                "2026-11-29T14:00:01.005Z");
+  CHECK_STR_EQ (timestamp_format (-1, 6, buf), "1969-12-31T23:59:59.999999Z");
+  CHECK_STR_EQ (timestamp_format (12, 9, buf), "1970-01-01T00:00:00.000012Z");
+  /* what it writes, timestamp_parse reads back */
+  CHECK (timestamp_parse (timestamp_format (-1, 6, buf), false, &us) == 0
+         && us == -1);
 }
 
 /* ---- the tally ---- */
@@ -404,6 +414,7 @@ test_summary_hostile_names (void)
   audit_summary_init (&s, false, 0);
   line = xasprintf ("{\"time\":\"" T0 "\",\"event\":\"create\",\"hardened\":false}\n"
                     EGRESS (T1, "\"\\u001b[31mred\\u0007.example\"", "deny", "not-allowlisted")
+                    EGRESS (T1, "\"\\u009b31m\\u009d0;t\\u0085\\u007f.example\"", "deny", "not-allowlisted")
                     EGRESS (T1, "\"%s\"", "deny", "not-allowlisted")
                     EGRESS (T1, "\"\xc3\xa9t\xc3\xa9.example\"", "allow", "ok"),
                     long_host);
@@ -412,10 +423,14 @@ test_summary_hostile_names (void)
   table = audit_summary_table (&s, "/a", 10);
   /* no control byte reaches the terminal; long names are cut */
   for (const char *p = table; *p; p++)
-    if ((unsigned char) *p < 0x20 && *p != '\n')
+    if (((unsigned char) *p < 0x20 && *p != '\n') || *p == 0x7f
+        || ((unsigned char) p[0] == 0xc2 && (unsigned char) p[1] >= 0x80
+            && (unsigned char) p[1] <= 0x9f))
       n++;
   CHECK (n == 0);
   CHECK_CONTAINS (table, "?[31mred?.example");
+  /* C1 controls (CSI, OSC, NEL) are controls too */
+  CHECK_CONTAINS (table, "?31m?0;t??.example");
   CHECK (strstr (table, long_host) == NULL);
   CHECK_CONTAINS (table, "aaaaaaaa...");
   CHECK_CONTAINS (table, "\xc3\xa9t\xc3\xa9.example");

@@ -39,7 +39,7 @@ judge (mode_t mode, uid_t uid, nlink_t links, enum audit_node what, uid_t euid)
 {
   static char why[128];
   struct stat st = node (mode, uid, links);
-  if (audit_judge (&st, what, euid, why, sizeof why) == 0)
+  if (audit_judge (&st, what, euid, (uid_t) -1, why, sizeof why) == 0)
     return "ok";
   return why;
 }
@@ -95,6 +95,27 @@ test_judge_takes_sound_nodes (void)
    * matters is that nobody else can replace the dir itself */
   CHECK_STR_EQ (judge (S_IFDIR | 01777, 0, 2, AUDIT_ANCESTOR, 0), "ok");
   CHECK_STR_EQ (judge (S_IFDIR | 0775, 0, 2, AUDIT_ANCESTOR, 1000), "ok");
+}
+
+/* In a user namespace (rootless Podman's) ids it does not map read as the
+ * overflow uid: root's / and /home are such ancestors.  The trail and its
+ * dir may never be, nor a mapped other user's directory. */
+static void
+test_judge_in_a_user_namespace (void)
+{
+  static char why[128];
+  struct stat dir = node (S_IFDIR | 0755, 65534, 2);
+  struct stat file = node (S_IFREG | 0600, 65534, 1);
+  struct stat other = node (S_IFDIR | 0755, 1234, 2);
+
+  CHECK (audit_judge (&dir, AUDIT_ANCESTOR, 0, 65534, why, sizeof why) == 0);
+  CHECK (audit_judge (&dir, AUDIT_DIR, 0, 65534, why, sizeof why) < 0);
+  CHECK_CONTAINS (why, "owned by uid 65534");
+  CHECK (audit_judge (&file, AUDIT_FILE, 0, 65534, why, sizeof why) < 0);
+  CHECK (audit_judge (&other, AUDIT_ANCESTOR, 0, 65534, why, sizeof why) < 0);
+  /* in the initial namespace 65534 is nobody, never root */
+  CHECK (audit_judge (&dir, AUDIT_ANCESTOR, 0, (uid_t) -1, why, sizeof why)
+         < 0);
 }
 
 static char *
@@ -414,6 +435,7 @@ main (void)
     return 99;
   RUN_TEST (test_judge_refuses_hostile_nodes);
   RUN_TEST (test_judge_takes_sound_nodes);
+  RUN_TEST (test_judge_in_a_user_namespace);
   RUN_TEST (test_open_refuses_symlinked_dir);
   RUN_TEST (test_open_refuses_symlinked_ancestor);
   RUN_TEST (test_open_refuses_loose_dir);

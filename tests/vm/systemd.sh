@@ -15,10 +15,12 @@ VM_CG_LEAK_RE='(libpod|docker|cri-containerd|agentrt)-|kubepods'
 echo 0 >/proc/sys/kernel/dmesg_restrict
 
 # suite_cleanup: stop scopes and slices the tests left (lib.sh's runner
-# calls it before looking for leaked cgroups).
+# calls it before looking for leaked cgroups), and the rootless test's
+# user and session.
 suite_cleanup ()
 {
   local u left=0
+  _rootless_cleanup
   for u in $(systemctl list-units --all --plain --no-legend '*.scope' 'kubepods*.slice' \
     | awk '{ print $1 }' | grep -E "$VM_CG_LEAK_RE"); do
     case $u in
@@ -233,6 +235,142 @@ test_hardened_scope ()
   audit_has hs2 limit oom || fail "no oom limit event in the audit trail: $(cat audit.out)"
 }
 
+# ---- rootless ------------------------------------------------------------------
+
+RL_USER=vmrootless
+
+# as_rl CMD...: CMD as the rootless test user, with a clean environment.
+as_rl ()
+{
+  setpriv --reuid="$RL_UID" --regid="$RL_GID" --init-groups -- \
+    env -i PATH="$PATH" HOME="/home/$RL_USER" "$@"
+}
+
+# in_caller CMD...: CMD (a function or program) in the user's own cgroup
+# below its session's delegated subtree (RL_CALLER), as a shell of the
+# user's session would be.
+in_caller ()
+{
+  (
+    echo "$BASHPID" >"$RL_CALLER/cgroup.procs"
+    "$@"
+  )
+}
+
+# urt ARGS...: agentrt as that user, with its own state root and policy.
+urt ()
+{
+  as_rl "$VM_RT" --root "$TEST_DIR/ustate" --policy "$TEST_DIR/upolicy.json" "$@"
+}
+
+# _rootless_cleanup: what test_rootless_delegated made, also when it failed
+# (from suite_cleanup): the user's containers, its session, the user.
+_rootless_cleanup ()
+{
+  local id uid d
+  uid=$(id -u "$RL_USER" 2>/dev/null) || return 0
+  for d in "$VM_WORK"/*/ustate; do
+    [[ -d $d ]] || continue
+    for id in $(ls "$d"); do
+      setpriv --reuid="$uid" --regid="$(id -g "$RL_USER")" --init-groups -- \
+        "$VM_RT" --root "$d" delete --force "$id" >/dev/null 2>&1 || true
+    done
+  done
+  systemctl stop "user@$uid.service" "user-runtime-dir@$uid.service" >/dev/null 2>&1 || true
+  userdel -r "$RL_USER" >/dev/null 2>&1 || true
+  rm -rf "/run/systemd/system/user-runtime-dir@$uid.service.d" \
+    "/run/systemd/system/user@$uid.service.d"
+  systemctl daemon-reload
+}
+
+# A bundle of the template for a user namespace of the user's own ids (what
+# `agentrt spec --rootless` maps): devpts without gid=5 (unmapped).
+rootless_bundle ()
+{
+  local dir=$1 c
+  shift
+  mk_bundle "$dir" --cgroups-path "" "$@"
+  c=$(<"$dir/config.json")
+  c=${c/',"gid=5"'/}
+  c=${c/'{"type":"cgroup"}]'/"{\"type\":\"cgroup\"},{\"type\":\"user\"}],\"uidMappings\":[{\"containerID\":0,\"hostID\":$RL_UID,\"size\":1}],\"gidMappings\":[{\"containerID\":0,\"hostID\":$RL_GID,\"size\":1}]"}
+  [[ $c == *'"uidMappings"'* ]] || fail "rootless_bundle: no namespaces list to extend in the template"
+  printf '%s\n' "$c" >"$dir/config.json"
+}
+
+# test_rootless_delegated: agentrt run by an ordinary user inside its
+# systemd user session (user@UID.service, whose cgroup subtree systemd
+# delegates to the user): the container's cgroup is made there and the
+# hardening's default limits are enforced in it, with limits.unenforceable
+# left at "fail"; exec, ps and delete go through that cgroup.  Run from a
+# cgroup of root's (this suite's service), the same create is refused,
+# naming the limits and the directory.  No D-Bus here: the scope
+# `systemd-run --user --scope` would make is made by hand, by the user.
+test_rootless_delegated ()
+{
+  local svc id=rl1 pid cg out rc
+  command -v useradd >/dev/null || skip "no useradd in the image"
+  useradd -m -s /bin/sh "$RL_USER"
+  RL_UID=$(id -u "$RL_USER") RL_GID=$(id -g "$RL_USER")
+  # systemd-user-runtime-dir asks logind over D-Bus, which this image
+  # lacks: /run/user/UID is made by hand (what it would make)
+  mkdir -p "/run/systemd/system/user-runtime-dir@$RL_UID.service.d"
+  printf '%s\n' '[Service]' 'ExecStart=' \
+    "ExecStart=/bin/sh -c 'mkdir -p /run/user/$RL_UID && chown $RL_UID:$RL_GID /run/user/$RL_UID && chmod 0700 /run/user/$RL_UID'" \
+    'ExecStop=' "ExecStop=/bin/rm -rf /run/user/$RL_UID" \
+    >"/run/systemd/system/user-runtime-dir@$RL_UID.service.d/vmtest.conf"
+  # ... and pam_systemd, which would set XDG_RUNTIME_DIR for the manager
+  mkdir -p "/run/systemd/system/user@$RL_UID.service.d"
+  printf '%s\n' '[Service]' "Environment=XDG_RUNTIME_DIR=/run/user/$RL_UID" \
+    >"/run/systemd/system/user@$RL_UID.service.d/vmtest.conf"
+  systemctl daemon-reload
+  if ! systemctl start "user@$RL_UID.service"; then
+    systemctl status --no-pager "user-runtime-dir@$RL_UID.service" "user@$RL_UID.service" >&2 || true
+    journalctl -b --no-pager -n 40 >&2 || true
+    fail "systemctl start user@$RL_UID.service"
+  fi
+  svc=$CG/user.slice/user-$RL_UID.slice/user@$RL_UID.service
+  [[ -d $svc ]] || fail "no $svc"
+  expect_eq "$RL_UID" "$(stat -c %u "$svc")" "owner of $svc (delegated)"
+  note "user@$RL_UID.service's controllers: $(cat "$svc/cgroup.controllers")"
+  RL_CALLER=$svc/vmtest.slice/caller.scope
+  as_rl mkdir -p "$RL_CALLER"
+  chmod 0755 "$TEST_DIR"
+  mkdir -p ustate uaudit
+  chmod 0700 uaudit
+  printf '{"version": 1, "seccomp": {"profile": %s}, "audit": {"dir": %s}}\n' \
+    "$(json_str "$VM_PROFILE")" "$(json_str "$TEST_DIR/uaudit")" >upolicy.json
+  rootless_bundle b sleep 1000
+  chown -R "$RL_UID:$RL_GID" ustate uaudit upolicy.json b
+  in_caller urt run -d --bundle b "$id" >run.out 2>&1 </dev/null \
+    || fail "run as $RL_USER: $(cat run.out)"
+  pid=$(json_get "$(urt state "$id")" pid)
+  cg=$(cg_dir "$pid")
+  expect_eq "$svc/vmtest.slice/$id" "$cg" "the container's cgroup (next to its caller's)"
+  expect_eq "$RL_UID" "$(stat -c %u "$cg")" "owner of the container's cgroup"
+  expect_eq 1024 "$(cat "$cg/pids.max")" "pids.max (the hardening's default)"
+  if grep -qw memory "$svc/cgroup.controllers"; then
+    expect_eq 4294967296 "$(cat "$cg/memory.max")" "memory.max (the hardening's default)"
+  fi
+  out=$(in_caller urt exec "$id" cat /proc/self/cgroup </dev/null)
+  expect_eq "0::/" "$out" "exec'd process's cgroup"
+  # an exec from outside the user's subtree cannot join the cgroup: refused
+  out=$(urt exec "$id" true 2>&1 </dev/null) && rc=0 || rc=$?
+  [[ $rc -ne 0 ]] || fail "exec from a cgroup of root's joined the container's"
+  expect_match "clone into the container's cgroup \(a runtime that is not root must run in the same delegated cgroup subtree\)" "$out" "exec refused"
+  out=$(urt ps --format json "$id")
+  expect_match "\[$pid\]|[,\[]$pid[],]" "$out" "ps through the cgroup"
+  grep -q '"kind":"limit","what":"linux.resources' "$TEST_DIR/uaudit/$id.jsonl" \
+    && fail "a limit was recorded as not enforced: $(cat "$TEST_DIR/uaudit/$id.jsonl")"
+  urt delete --force "$id"
+  [[ ! -d $cg ]] || fail "cgroup left after delete"
+  # from this suite's own cgroup (root's, in system.slice): refused
+  out=$(urt run --bundle b rl2 2>&1 </dev/null) && rc=0 || rc=$?
+  [[ $rc -ne 0 ]] || fail "created from a cgroup of root's: $out"
+  expect_match "linux.resources.pids, linux.resources.memory: cannot be enforced as uid $RL_UID" "$out" "refusal"
+  expect_match "is not writable by uid $RL_UID" "$out" "refusal's reason"
+  _rootless_cleanup
+}
+
 run_suite systemd \
   test_systemd_host \
   test_libpod_scope \
@@ -243,4 +381,5 @@ run_suite systemd \
   test_kubepods_slice \
   test_default_scope \
   test_failed_create_leaves_no_scope \
-  test_hardened_scope
+  test_hardened_scope \
+  test_rootless_delegated

@@ -32,6 +32,24 @@ requires_fault_points ()
     || skip "$RUNTIME has no fault points (configure --enable-fault-injection)"
 }
 
+# stopped_process PGREP-ARGS...: the pid of a process pgrep finds that is
+# stopped (a runtime that reached AGENTRT_FAULT_SIGNAL=STOP's stage),
+# waiting up to 10 s; fails when there is none.
+stopped_process ()
+{
+  local i p
+  for ((i = 0; i < 100; i++)); do
+    for p in $(pgrep "$@"); do
+      if [[ $(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null) == T ]]; then
+        echo "$p"
+        return 0
+      fi
+    done
+    sleep 0.1
+  done
+  return 1
+}
+
 # fault_setup plain|hardened: the bundle (sleep inf, a prestart hook so
 # that create:hooks is reached) under the hardening-off policy or a
 # default-style hardened one (monitor and egress sidecar).
