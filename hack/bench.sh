@@ -13,8 +13,12 @@
 #              (hack/bench/engines), alone and with the engine's masks,
 #              read-only paths, capabilities and limits ("-full")
 #   lifecycle  create, start and delete --force of a detached `sleep`, the
-#              same runtimes interleaved, each step timed; and the "-full"
-#              engine-shaped bundles under crun and agentrt off and hardened
+#              same runtimes interleaved, each step timed; agentrt hardened
+#              with its user namespace (policy userns.mode "auto") and
+#              without (the default), on the plain bundle and on the
+#              engine's binds (what the range allocation and the idmapped
+#              mounts add); and the "-full" engine-shaped bundles under
+#              crun and agentrt off and hardened
 #   parallel   PARALLEL_N (default 100) detached `sleep`s created at once,
 #              then started at once, killed and deleted (hack/bench/scale.py),
 #              for each "-full" engine-shaped bundle, under crun and agentrt
@@ -168,30 +172,24 @@ cc -D_GNU_SOURCE -O2 -Wall -o "$T/netbench" "$HERE/bench/netbench.c"
 # annotations.
 mkbundle "$T/bundle" "$AGENTRT"
 jq '.ociVersion = "1.0.2"' "$T/bundle/config.json" >"$T/base.json"
-bundle () # NAME JQ-FILTER [JQ-ARGS...]
-{
-  local name=$1 filter=$2
-  shift 2
-  mkdir -p "$T/$name"
-  jq --arg rootfs "$T/bundle/rootfs" "$@" "$filter | .root.path = \$rootfs" \
-    "$T/base.json" >"$T/$name/config.json"
-}
+bundle () { bench_bundle "$T" "$@"; } # NAME JQ-FILTER [JQ-ARGS...]
 bundle true '.process.args = ["/bin/true"]'
 bundle true-none '.process.args = ["/bin/true"] | .annotations["run.agentrt.egress"] = "none"'
 bundle sleep '.process.args = ["sleep", "100000"]'
 # What engines bind into every container, and a work directory.
-mkdir -p "$T/engine-files" "$T/work"
-printf 'nameserver 192.0.2.53\n' >"$T/engine-files/resolv.conf"
-printf '127.0.0.1 localhost\n' >"$T/engine-files/hosts"
-printf 'bench\n' >"$T/engine-files/hostname"
+bench_engine_files "$T/engine-files"
+mkdir -p "$T/work"
 cp -r "$AGENTRT_TOP/docs" "$AGENTRT_TOP/runtime" "$AGENTRT_TOP/tests" "$T/work/"
-bundle true-binds '.process.args = ["/bin/true"]
+bundle true-binds ".process.args = [\"/bin/true\"] | $BENCH_ENGINE_BINDS
+  | .mounts += [{destination: \"/work\", type: \"bind\", source: \$w, options: [\"rbind\", \"rw\"]}]" \
+  --arg e "$T/engine-files" --arg w "$T/work"
+bundle sleep-none '.process.args = ["sleep", "100000"] | .annotations["run.agentrt.egress"] = "none"'
+bundle sleep-binds '.process.args = ["sleep", "100000"]
   | .mounts += [{destination: "/etc/resolv.conf", type: "bind", source: ($e + "/resolv.conf"), options: ["rbind", "ro"]},
       {destination: "/etc/hosts", type: "bind", source: ($e + "/hosts"), options: ["rbind", "ro"]},
       {destination: "/etc/hostname", type: "bind", source: ($e + "/hostname"), options: ["rbind", "ro"]},
       {destination: "/work", type: "bind", source: $w, options: ["rbind", "rw"]}]' \
   --arg e "$T/engine-files" --arg w "$T/work"
-bundle sleep-none '.process.args = ["sleep", "100000"] | .annotations["run.agentrt.egress"] = "none"'
 # Joining a network namespace by path, as CRI and Podman's CNI hand it
 # (Docker's new namespace comes with a prestart hook: the same for agentrt).
 # Without egress agentrt then makes the agent's own namespace too, so the
@@ -245,6 +243,10 @@ plan_line () { local IFS=$'\t'; printf '%s\n' "$*"; }
 AGENTRT_OFF=("$AGENTRT" --root "$STATE/root-off" --policy "$T/policy-off.json")
 AGENTRT_HARD=("$AGENTRT" --root "$STATE/root-hard" --policy "$T/policy-hard.json")
 BASELINE_HARD=("$BASELINE" --root "$STATE/root-base" --policy "$T/policy-hard.json")
+# hardened with the container's own user namespace (policy userns.mode
+# "auto", not the default yet): what it and its idmapped mounts add
+jq '.userns.mode = "auto"' "$T/policy-hard.json" >"$T/policy-hard-userns.json"
+AGENTRT_USERNS=("$AGENTRT" --root "$STATE/root-userns" --policy "$T/policy-hard-userns.json")
 
 # section_header NAME TITLE: the title, date and load; the load goes to
 # the summary too.
@@ -323,7 +325,7 @@ section_lifecycle ()
   section_header lifecycle "create, start, delete --force of sleep, $ROUNDS_LIFECYCLE interleaved rounds"
   ip netns add "$PATH_NETNS"
   local variants=(runc crun agentrt agentrt-hard-none agentrt-hard agentrt-hard-none-path
-    agentrt-hard-path)
+    agentrt-hard-path agentrt-hard-userns agentrt-hard-binds agentrt-hard-binds-userns)
   for v in "${ENGINE_VARIANTS[@]}"; do
     [[ $v == *-full ]] || continue
     variants+=("crun-$v" "agentrt-$v" "agentrt-hard-$v")
@@ -339,6 +341,9 @@ section_lifecycle ()
       agentrt-hard) rt=("${AGENTRT_HARD[@]}") ;;
       agentrt-hard-none-path) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-none-path ;;
       agentrt-hard-path) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-path ;;
+      agentrt-hard-userns) rt=("${AGENTRT_USERNS[@]}") ;;
+      agentrt-hard-binds) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-binds ;;
+      agentrt-hard-binds-userns) rt=("${AGENTRT_USERNS[@]}") b=$T/sleep-binds ;;
       crun-*) rt=("$CRUN" --root "$STATE/root-crun") ns=$CRUN_NS b=$T/sleep-${v#crun-} ;;
       agentrt-hard-*) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-${v#agentrt-hard-} ;;
       agentrt-*) rt=("${AGENTRT_OFF[@]}") b=$T/sleep-${v#agentrt-} ;;
@@ -355,7 +360,9 @@ section_lifecycle ()
     python3 "$HERE/bench/summary.py" "$T/raw-lifecycle" --prefix lifecycle. ${step:+--step "$step"} \
       --ratio agentrt/runc --ratio agentrt/crun --ratio crun/runc \
       --diff agentrt-hard-none:agentrt --diff agentrt-hard:agentrt-hard-none \
-      --diff agentrt-hard-path:agentrt-hard-none-path $(engine_figures lifecycle) >&2
+      --diff agentrt-hard-path:agentrt-hard-none-path \
+      --diff agentrt-hard-userns:agentrt-hard \
+      --diff agentrt-hard-binds-userns:agentrt-hard-binds $(engine_figures lifecycle) >&2
   done
   log "   $(load) at the end"
 }

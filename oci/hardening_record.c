@@ -254,6 +254,25 @@ read_credentials (const struct json_ctx *c, const struct json_node *o,
   return 0;
 }
 
+/* "userns" (optional: records of before it have none). */
+static int
+read_userns (const struct json_ctx *c, const struct json_node *o,
+             const struct json_path *p, struct harden_directives *d)
+{
+  cleanup_free char *name = NULL;
+  int mode;
+
+  if (json_member_string (c, o, p, "userns", JSON_OPTIONAL, &name) < 0)
+    return -1;
+  if (name == NULL)
+    return 0;
+  mode = harden_userns_from_name (name);
+  if (mode < 0)
+    return json_fail (c, JSON_PATH_KEY (p, "userns"), "unknown value");
+  d->userns = (enum harden_userns) mode;
+  return 0;
+}
+
 static int
 parse_directives (const struct json_ctx *c, const struct json_node *o,
                   struct harden_directives *d)
@@ -272,6 +291,8 @@ parse_directives (const struct json_ctx *c, const struct json_node *o,
                              &d->egress_allow) < 0
       || json_member_bool (c, o, p, "egressAllowBroad", JSON_REQUIRED,
                            &d->egress_allow_broad, NULL) < 0
+      /* absent in the records of containers made before issue 18 */
+      || policy_ask_parse (c, o, p, "egressAsk", &d->egress_ask) < 0
       || read_strings (c, o, p, "envKeep", &d->env_keep) < 0
       || read_credentials (c, o, p, d) < 0
       || json_member_int (c, o, p, "sidecarUid", JSON_REQUIRED, JSON_U32,
@@ -284,7 +305,8 @@ parse_directives (const struct json_ctx *c, const struct json_node *o,
                              &d->audit_dir) < 0
       || read_strings (c, o, p, "requiredMasks", &d->required_masks) < 0
       || read_strings (c, o, p, "protectedPaths", &d->protected_paths) < 0
-      || read_strings (c, o, p, "protectedDirs", &d->protected_dirs) < 0)
+      || read_strings (c, o, p, "protectedDirs", &d->protected_dirs) < 0
+      || read_userns (c, o, p, d) < 0)
     return -1;
   return 0;
 }

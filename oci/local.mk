@@ -4,6 +4,8 @@
 # would find oci/config.h (the OCI model) next to them first.
 noinst_LIBRARIES += liboci.a
 liboci_a_SOURCES = \
+	oci/ask_line.c oci/ask_line.h \
+	oci/ask_msg.c \
 	oci/config.h \
 	oci/config_parse.h \
 	oci/config_parse.c \

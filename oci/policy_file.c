@@ -21,8 +21,8 @@
 /* Refuses members of obj that are not in `known` (NULL-terminated): a
  * misspelt field must not silently leave a default in place.  The error
  * suggests the known field it is closest to (two edits at most). */
-static int
-check_members (const struct json_ctx *c, const struct json_node *obj,
+int
+policy_file_check_members (const struct json_ctx *c, const struct json_node *obj,
                const struct json_path *p, const char *const *known)
 {
   for (uint32_t i = 0; i < obj->len; i++)
@@ -52,7 +52,7 @@ section (const struct json_ctx *c, const struct json_node *root,
   if (json_member_of_type (c, root, NULL, key, JSON_OPTIONAL, JSON_OBJECT, out)
       < 0)
     return -1;
-  return *out ? check_members (c, *out, JSON_PATH_KEY (NULL, key), known) : 0;
+  return *out ? policy_file_check_members (c, *out, JSON_PATH_KEY (NULL, key), known) : 0;
 }
 
 /* A size: "512m" or a number of bytes, > 0. */
@@ -438,7 +438,7 @@ parse_egress (const struct json_ctx *c, const struct json_node *root,
 {
   static const char *const known[] = { "allow", "ceiling", "allowBroad",
                                        "publicSuffixList", "uplink",
-                                       "transparent", NULL };
+                                       "transparent", "ask", NULL };
   const struct json_node *o;
   const struct json_path *p = JSON_PATH_KEY (NULL, "egress");
   agentrt_error_t *err = c->err;
@@ -463,11 +463,93 @@ parse_egress (const struct json_ctx *c, const struct json_node *root,
     }
   if (member_absolute_path (c, o, p, "publicSuffixList",
                             &pol->public_suffix_list) < 0
-      || parse_uplink (c, o, p, pol) < 0)
+      || parse_uplink (c, o, p, pol) < 0
+      || policy_ask_parse (c, o, p, "ask", &pol->egress_ask) < 0)
     return -1;
   if (egress_policy_validate (pol, err) < 0)
     return agentrt_error_wrap (err, "%s", c->origin);
   return 0;
+}
+
+/* userns.pool: {"uid": N, "gid": N, "size": N}, every id at or above
+ * 65536 (host root and ordinary users are never a container's), at least
+ * one range of 65536, ending below 4294967295. */
+static int
+parse_userns_pool (const struct json_ctx *c, const struct json_node *o,
+                   const struct json_path *p, struct agent_policy *pol)
+{
+  static const char *const known[] = { "uid", "gid", "size", NULL };
+  const struct json_path *pp = JSON_PATH_KEY (p, "pool");
+  const struct json_node *pool;
+
+  if (json_member_of_type (c, o, p, "pool", JSON_OPTIONAL, JSON_OBJECT, &pool)
+      < 0)
+    return -1;
+  if (pool == NULL)
+    return 0;
+  if (policy_file_check_members (c, pool, pp, known) < 0
+      || json_member_int (c, pool, pp, "uid", JSON_REQUIRED, JSON_U32,
+                          &pol->userns_pool_uid, NULL) < 0
+      || json_member_int (c, pool, pp, "gid", JSON_REQUIRED, JSON_U32,
+                          &pol->userns_pool_gid, NULL) < 0
+      || json_member_int (c, pool, pp, "size", JSON_REQUIRED, JSON_U32,
+                          &pol->userns_pool_size, NULL) < 0)
+    return -1;
+  pol->userns_has_pool = true;
+  if (pol->userns_pool_uid < 65536 || pol->userns_pool_gid < 65536)
+    return json_fail (c, JSON_PATH_KEY (pp, pol->userns_pool_uid < 65536
+                                                ? "uid" : "gid"),
+                      "below 65536: host root and ordinary users' ids are "
+                      "never a container's");
+  if (pol->userns_pool_size < 65536)
+    return json_fail (c, JSON_PATH_KEY (pp, "size"),
+                      "at least 65536 (one container's range)");
+  if ((uint64_t) pol->userns_pool_uid + pol->userns_pool_size > UINT32_MAX
+      || (uint64_t) pol->userns_pool_gid + pol->userns_pool_size > UINT32_MAX)
+    return json_fail (c, JSON_PATH_KEY (pp, "size"),
+                      "the pool must end below 4294967295");
+  return 0;
+}
+
+/* userns: "mode" ("auto" or "off"), "subidUser", "pool" (docs/userns.md). */
+static int
+parse_userns (const struct json_ctx *c, const struct json_node *root,
+              struct agent_policy *pol)
+{
+  static const char *const known[] = { "mode", "subidUser", "pool", NULL };
+  const struct json_path *p = JSON_PATH_KEY (NULL, "userns");
+  const struct json_node *o;
+  cleanup_free char *mode = NULL;
+  char *user = NULL;
+  int m;
+
+  if (section (c, root, "userns", known, &o) < 0)
+    return -1;
+  if (o == NULL)
+    return 0;
+  if (json_member_string (c, o, p, "mode", JSON_OPTIONAL, &mode) < 0
+      || json_member_string (c, o, p, "subidUser", JSON_OPTIONAL, &user) < 0)
+    return -1;
+  if (mode && (m = policy_userns_from_name (mode)) < 0)
+    {
+      free (user);
+      return json_fail (c, JSON_PATH_KEY (p, "mode"),
+                        "must be \"auto\" or \"off\"");
+    }
+  if (mode)
+    pol->userns_mode = (enum policy_userns) m;
+  if (user && (user[0] == '\0' || strpbrk (user, ":\n") != NULL))
+    {
+      free (user);
+      return json_fail (c, JSON_PATH_KEY (p, "subidUser"),
+                        "a user name (no `:`, not empty)");
+    }
+  if (user)
+    {
+      free (pol->userns_subid_user);
+      pol->userns_subid_user = user;
+    }
+  return parse_userns_pool (c, o, p, pol);
 }
 
 /* seccomp.profile: an absolute path, or null to disable the agent
@@ -566,11 +648,11 @@ parse_root (const struct json_ctx *c, const struct json_node *root,
   static const char *const known[]
       = { "version", "hardening", "rootfs", "tmpfs", "env", "credentials", "sockets",
           "binds", "devices", "capabilities", "limits", "egress", "seccomp",
-          "sidecar", "audit", NULL };
+          "userns", "sidecar", "audit", NULL };
   uint32_t version = 1;
 
   if (json_expect (c, root, NULL, JSON_OBJECT) < 0
-      || check_members (c, root, NULL, known) < 0
+      || policy_file_check_members (c, root, NULL, known) < 0
       || json_member_int (c, root, NULL, "version", JSON_OPTIONAL, JSON_U32,
                           &version, NULL) < 0)
     return -1;
@@ -582,7 +664,8 @@ parse_root (const struct json_ctx *c, const struct json_node *root,
   if (parse_rootfs (c, root, pol) < 0 || parse_tmpfs (c, root, pol) < 0
       || parse_lists (c, root, pol) < 0 || parse_binds_devices (c, root, pol) < 0
       || parse_limits (c, root, pol) < 0
-      || parse_egress (c, root, pol) < 0 || parse_seccomp (c, root, pol) < 0)
+      || parse_egress (c, root, pol) < 0 || parse_seccomp (c, root, pol) < 0
+      || parse_userns (c, root, pol) < 0)
     return -1;
   return parse_sidecar_audit (c, root, pol);
 }

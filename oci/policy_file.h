@@ -46,6 +46,17 @@ int policy_file_parse_credentials (const struct json_ctx *c,
 void policy_file_write_credentials (const struct agent_policy *policy,
                                     struct json_writer *w);
 
+/* Every member of obj (at p) is one of `known` (NULL-terminated), else an
+ * error naming it (and the closest known name). */
+int policy_file_check_members (const struct json_ctx *c, const struct json_node *obj,
+                               const struct json_path *p, const char *const *known);
+
+/* The egress.ask object (oci/policy_ask.c) of obj's member `key`: null
+ * turns asking off, absent leaves *ask as it is. */
+int policy_ask_parse (const struct json_ctx *c, const struct json_node *obj,
+                      const struct json_path *up, const char *key,
+                      struct egress_ask_policy *ask);
+
 /* Reads and parses a policy file (a regular file of at most
  * POLICY_FILE_MAX_SIZE bytes). */
 int policy_file_load (const char *path, struct agent_policy *policy,

@@ -108,6 +108,7 @@ policy_file_write_json (const struct agent_policy *p, struct json_writer *w)
   json_kv_string (w, "publicSuffixList", p->public_suffix_list);
   json_kv_string (w, "uplink", net_uplink_name (p->egress_uplink));
   json_kv_bool (w, "transparent", p->egress_transparent);
+  egress_ask_write_json (&p->egress_ask, "ask", w);
   json_end_object (w);
   json_key (w, "seccomp");
   json_begin_object (w);
@@ -116,6 +117,20 @@ policy_file_write_json (const struct agent_policy *p, struct json_writer *w)
     json_string (w, p->seccomp_profile);
   else
     json_null (w);
+  json_end_object (w);
+  json_key (w, "userns");
+  json_begin_object (w);
+  json_kv_string (w, "mode", policy_userns_name (p->userns_mode));
+  json_kv_string (w, "subidUser", p->userns_subid_user);
+  if (p->userns_has_pool)
+    {
+      json_key (w, "pool");
+      json_begin_object (w);
+      json_kv_uint (w, "uid", p->userns_pool_uid);
+      json_kv_uint (w, "gid", p->userns_pool_gid);
+      json_kv_uint (w, "size", p->userns_pool_size);
+      json_end_object (w);
+    }
   json_end_object (w);
   json_key (w, "sidecar");
   json_begin_object (w);

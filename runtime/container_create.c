@@ -12,6 +12,7 @@
 #include "runtime/audit.h"
 #include "runtime/cloned_binary.h"
 #include "runtime/fault.h"
+#include "runtime/idrange_store.h"
 #include "runtime/shared_netns.h"
 #include "runtime/seccomp/seccomp_cache.h"
 
@@ -64,6 +65,7 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
   po->extra_seccomp = ctx->hardening.agent_seccomp;
   po->hardened = true;
   po->judged = &ctx->hardening.view;
+  po->userns_auto = d->userns == HARDEN_USERNS_AUTO;
   po->required_masks = &d->required_masks;
   po->protected_paths = &d->protected_paths;
   po->protected_dirs = &d->protected_dirs;
@@ -108,6 +110,29 @@ listen_fds (char **env)
   return n;
 }
 
+/* The container's own user namespace (docs/userns.md): a range
+ * allocated under --root, the maps set, released by the rollback. */
+static int
+allocate_userns (struct create_ctx *ctx, agentrt_error_t *err)
+{
+  struct hardening *h = &ctx->hardening;
+  uint32_t uid, gid;
+
+  if (!h->enforced || h->result.directives.userns != HARDEN_USERNS_AUTO)
+    return 0;
+  if (!state_id_valid (ctx->req->id))
+    return agentrt_error (err, 0, "invalid container id `%s`", ctx->req->id);
+  if (idrange_store_allocate (ctx->rt->root, ctx->req->id, &h->policy, &uid,
+                              &gid, err) < 0)
+    return -1;
+  ctx->rb.userns_root = ctx->rt->root;
+  ctx->rb.userns_id = ctx->req->id;
+  ctx->rb.userns_uid = uid;
+  fault_point ("create:userns");
+  userns_auto_map (ctx->config, uid, gid, &h->result.changes);
+  return 0;
+}
+
 static int
 create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
 {
@@ -130,6 +155,8 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   create_cgroup_request_init (ctx);
   decide_network (ctx);
   apply_directives (ctx, &po);
+  if (allocate_userns (ctx, err) < 0)
+    return -1;
   /* before the plan compiles the bundle's seccomp profile: its cache is
    * under the root (a brand-new root would not cache the first one) */
   if (state_root_create (ctx->rt->root, err) < 0

@@ -346,6 +346,9 @@ spawn_and_setup (struct exec_ctx *ctx, agentrt_error_t *err)
     }
   ctx->sock = sr.parent_sock = pair[0];
   ctx->child.stage.sync_sock = sr.child_sock = pair[1];
+  if (oci_config_namespace (ctx->config, OCI_NS_USER))
+    userns_give_stdio (ctx->config->linux_cfg, ctx->process->user.uid,
+                       ctx->process->user.gid);
   ctx->pid = spawn_init (&sr, err);
   close (pair[1]);
   if (ctx->pid < 0)

@@ -20,6 +20,7 @@
 #include "runtime/container.h"
 #include "runtime/fault.h"
 #include "runtime/hooks.h"
+#include "runtime/idrange_store.h"
 #include "runtime/log.h"
 #include "runtime/pidns.h"
 #include "runtime/proc_util.h"
@@ -421,6 +422,24 @@ remove_planned_cgroup (struct container *c)
   agentrt_error_release (&ignored);
 }
 
+/* The container's user namespace range, once its processes are gone: a
+ * failure only warns (once the state dir is removed, the entry is stale
+ * and the next allocation drops it). */
+static void
+release_userns (struct container *c)
+{
+  cleanup_error agentrt_error_t err = NULL;
+  size_t plen = strlen (c->dir.path), ilen = strlen (c->dir.id);
+  cleanup_free char *root = NULL;
+
+  /* the state dir is ROOT/ID */
+  if (plen <= ilen + 1)
+    return;
+  root = xstrndup (c->dir.path, plen - ilen - 1);
+  if (idrange_store_release (root, c->dir.id, false, 0, &err) < 0)
+    log_warning ("%s", err->msg);
+}
+
 int
 container_delete (struct container *c, bool force, agentrt_error_t *err)
 {
@@ -456,6 +475,8 @@ container_delete (struct container *c, bool force, agentrt_error_t *err)
   cgroup_free (cg);
   if (r < 0)
     return -1;
+  release_userns (c);
+  fault_point ("delete:userns-released");
   if (c->state)
     {
       cleanup_error agentrt_error_t herr = NULL;

@@ -9,6 +9,7 @@
 #include "runtime/sync.h"
 
 #include "runtime/create_ctx.h"
+#include "runtime/idrange_store.h"
 
 void
 create_rollback_run (struct rollback *rb)
@@ -35,6 +36,13 @@ create_rollback_run (struct rollback *rb)
       if (cgroup_destroy (rb->cgroup, &ignored) < 0)
         log_warning ("%s", ignored->msg);
       cgroup_free (rb->cgroup);
+    }
+  if (rb->userns_id
+      && idrange_store_release (rb->userns_root, rb->userns_id, true,
+                                rb->userns_uid, &ignored) < 0)
+    {
+      log_warning ("%s", ignored->msg);
+      agentrt_error_release (&ignored);
     }
   if (rb->have_dir && state_dir_remove (&rb->dir, &ignored) < 0)
     log_warning ("%s", ignored->msg);

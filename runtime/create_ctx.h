@@ -23,6 +23,11 @@ struct rollback
   struct cgroup *cgroup;
   struct monitor_pids monitor;
   struct monitor *local_monitor;
+  /* the user namespace range allocated to this create (idrange_store.h):
+   * released by its uid start, after the processes are killed */
+  const char *userns_root;
+  const char *userns_id;
+  uint32_t userns_uid;
 };
 
 struct create_ctx

@@ -3,6 +3,8 @@
  * ready. */
 #include "config.h"
 
+#include <sched.h>
+
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -17,6 +19,7 @@
 #include "runtime/sync.h"
 
 #include "runtime/create_ctx.h"
+#include "runtime/userns.h"
 
 #define OCI_VERSION "1.2.0"
 
@@ -229,6 +232,9 @@ create_spawn (struct create_ctx *ctx, agentrt_error_t *err)
   ctx->plan.init.stage.sync_sock = pair[1];
   sr.parent_sock = pair[0];
   sr.child_sock = pair[1];
+  if (ctx->plan.ns.new_flags & CLONE_NEWUSER)
+    userns_give_stdio (l, ctx->config->process->user.uid,
+                       ctx->config->process->user.gid);
   pid = spawn_init (&sr, err);
   close (pair[1]);
   ctx->plan.init.stage.sync_sock = -1;

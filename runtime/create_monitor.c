@@ -38,6 +38,7 @@ create_start_monitor (struct create_ctx *ctx, agentrt_error_t *err)
     .credentials = ctx->inject_msg,
     .credentials_len = ctx->inject_len,
     .trust_store = ctx->hardening.policy.trust_store,
+    .ask = &d->egress_ask,
   };
   struct monitor_request req = {
     .id = ctx->req->id,

@@ -17,6 +17,7 @@
 #include "runtime/create_plan.h"
 #include "runtime/exec_stub.h"
 #include "runtime/log.h"
+#include "runtime/mount_idmap.h"
 #include "runtime/userns.h"
 #include "runtime/policy/paths.h"
 #include "runtime/seccomp/seccomp_cache.h"
@@ -257,6 +258,29 @@ parse_propagation (const char *name, unsigned long *flags, agentrt_error_t *err)
                         "`%s`", name);
 }
 
+/* The container's own user namespace: the rootfs and every bind idmapped
+ * (runtime/mount_idmap.h). */
+static int
+plan_auto_idmap (const struct oci_config *config, struct create_plan *plan,
+                 agentrt_error_t *err)
+{
+  const struct oci_linux *l = config->linux_cfg;
+  struct mount_auto_idmap a;
+
+  if (l->n_uid_mappings != 1 || l->n_gid_mappings != 1)
+    return agentrt_error (err, EINVAL, "linux.uidMappings: the container's "
+                          "own user namespace has one mapping");
+  a.uid_start = l->uid_mappings[0].host_id;
+  a.gid_start = l->gid_mappings[0].host_id;
+  a.agent_uid = config->process->user.uid;
+  a.agent_gid = config->process->user.gid;
+  if (mount_idmap_auto (&plan->mounts, &a, err) < 0)
+    return -1;
+  plan->rootfs_tree = mount_idmap_rootfs (&plan->mounts, config, plan->rootfs,
+                                          err);
+  return plan->rootfs_tree < 0 ? -1 : 0;
+}
+
 static int
 plan_rootfs (const struct oci_config *config,
              const struct create_plan_options *opts, struct create_plan *plan,
@@ -268,7 +292,8 @@ plan_rootfs (const struct oci_config *config,
   if (open_rootfs (config, opts->bundle, plan, err) < 0
       || mount_plan_build (config, opts->bundle, opts->judged, &plan->mounts,
                            err) < 0
-      || parse_propagation (l->rootfs_propagation, &r->root_propagation, err) < 0)
+      || parse_propagation (l->rootfs_propagation, &r->root_propagation, err) < 0
+      || (opts->userns_auto && plan_auto_idmap (config, plan, err) < 0))
     return -1;
   if (opts->cgroup)
     {
@@ -277,6 +302,7 @@ plan_rootfs (const struct oci_config *config,
         return -1;
     }
   r->rootfs = plan->rootfs;
+  r->rootfs_tree = plan->rootfs_tree;
   r->mounts = &plan->mounts;
   r->cgroups = plan->cgroup_mounts;
   r->cgroup_ns = has_new_ns (config, OCI_NS_CGROUP);
@@ -417,7 +443,8 @@ create_plan_build (const struct oci_config *config,
                    struct create_plan *plan, agentrt_error_t *err)
 {
   memset (plan, 0, sizeof *plan);
-  plan->rootfd = plan->stub_fd = -1;
+  plan->rootfd = plan->stub_fd = plan->rootfs_tree = -1;
+  plan->init.rootfs.rootfs_tree = -1;
   plan->mounts.container_userns_fd = -1;
   plan->init.stage.sync_sock = plan->init.exec_fifo_fd = -1;
   plan->init.stage.stub_fd = -1;
@@ -494,6 +521,7 @@ create_plan_free (struct create_plan *plan)
   free (plan->device_paths);
   free (plan->rootfs);
   close_fd (&plan->rootfd);
+  close_fd (&plan->rootfs_tree);
   close_fd (&plan->stub_fd);
   seccomp_program_free (plan->bundle_seccomp);
   hook_set_free (&plan->prestart);
@@ -508,6 +536,7 @@ create_plan_free (struct create_plan *plan)
   close_fd (&plan->init.create_container_state);
   close_fd (&plan->init.start_container_state);
   memset (plan, 0, sizeof *plan);
-  plan->rootfd = plan->stub_fd = -1;
+  plan->rootfd = plan->stub_fd = plan->rootfs_tree = -1;
+  plan->init.rootfs.rootfs_tree = -1;
   plan->mounts.container_userns_fd = -1;
 }

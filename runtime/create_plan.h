@@ -38,6 +38,9 @@ struct create_plan_options
   unsigned long long ephemeral_size;
   const struct net_plan *net;
   bool hardened;         /* no fallback around the exec stub */
+  /* the hardening gave the container its own user namespace
+   * (docs/userns.md): the rootfs and the binds are idmapped */
+  bool userns_auto;
   /* the runtime is not root of the host (runtime/rootless.h): mknod(2)
    * needs CAP_MKNOD in the initial user namespace, so the device nodes
    * are bound from the host's, as in a user namespace of the bundle's */
@@ -55,6 +58,7 @@ struct create_plan
   char **device_paths;     /* the bundle's device paths, clean; NULL-ended */
   char *rootfs;            /* absolute host path */
   int rootfd;              /* O_PATH, for reading the image's /etc/passwd */
+  int rootfs_tree;         /* userns_auto: the idmapped copy of the rootfs */
   int stub_fd;             /* the sealed exec stub */
   struct seccomp_program *bundle_seccomp;
   const struct seccomp_program *seccomp_list[2];

@@ -37,4 +37,20 @@ fault_fail (const char *point)
   errno = e > 0 ? e : EIO;
   return -1;
 }
+
+bool
+fault_layer_off (const char *layer)
+{
+  const char *list = getenv ("AGENTRT_FAULT_LAYER_OFF");
+  size_t n = strlen (layer);
+
+  while (list && *list)
+    {
+      size_t len = strcspn (list, ",");
+      if (len == n && strncmp (list, layer, n) == 0)
+        return true;
+      list += len + (list[len] == ',');
+    }
+  return false;
+}
 #endif

@@ -9,11 +9,18 @@
  *    by AGENTRT_FAULT_FAIL fails with the errno AGENTRT_FAULT_ERRNO (a
  *    number, default EIO), the first AGENTRT_FAULT_COUNT times in this
  *    process (default: every time), so that tests can check that a failing
- *    close_range, kill, audit write or lockdown step is handled. */
+ *    close_range, kill, audit write or lockdown step is handled.
+ *  - layers (fault_layer_off): a protection named in the comma list
+ *    AGENTRT_FAULT_LAYER_OFF is not applied at all ("kernel-surface": the
+ *    read-only kernel interfaces, masks and the device allowlist), so that
+ *    tests can show what the next layer (the user namespace) stops on its
+ *    own (docs/userns.md). */
 #ifndef AGENTRT_FAULT_H
 #define AGENTRT_FAULT_H
 
 #include "config.h"
+
+#include <stdbool.h>
 
 #ifdef AGENTRT_FAULT_INJECTION
 void fault_point (const char *stage);
@@ -21,7 +28,10 @@ void fault_point (const char *stage);
 int fault_fail (const char *point);
 /* CALL, unless the point fails it: then -1 with errno set. */
 #define FAULT_CALL(point, call) (fault_fail (point) < 0 ? -1 : (call))
+/* Whether the layer is switched off (test builds only). */
+bool fault_layer_off (const char *layer);
 #else
+#define fault_layer_off(layer) false
 #define fault_point(stage) ((void) 0)
 #define fault_fail(point) 0
 #define FAULT_CALL(point, call) (call)

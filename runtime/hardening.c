@@ -13,6 +13,7 @@
 #include "common/xalloc.h"
 #include "oci/policy_file.h"
 #include "runtime/egress/public_suffix.h"
+#include "runtime/fault.h"
 #include "runtime/hardening.h"
 #include "runtime/log.h"
 #include "runtime/policy/host_view.h"
@@ -231,6 +232,7 @@ hardening_apply (const struct runtime_context *rt, struct oci_config *config,
   if (hardening_load_policy (rt, &h->policy, &user_file, err) < 0)
     return -1;
   h->enforced = h->policy.enforce;
+  h->policy.test_kernel_surface_off = fault_layer_off ("kernel-surface");
   if (rootless_is () && judge_rootless (rt, config, h, err) < 0)
     return agentrt_error_wrap (err, "hardening is off, but");
   if (!h->enforced)

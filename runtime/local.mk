@@ -17,6 +17,7 @@ libruntime_a_SOURCES = \
 	runtime/cli/cmd_create.c runtime/cli/cmd_create_options.c \
 	runtime/cli/cmd_create_options.h runtime/cli/cmd_list.c runtime/cli/cmd_run.c \
 	runtime/cli/cmd_simple.c runtime/cli/commands.h \
+	runtime/cli/cmd_approve.c \
 	runtime/cli/cmd_audit.c runtime/cli/cmd_events.c runtime/cli/cmd_exec.c \
 	runtime/cli/cmd_features.c runtime/cli/cmd_pause.c runtime/cli/cmd_policy.c \
 	runtime/cli/cmd_ps.c runtime/cli/cmd_spec.c runtime/cli/cmd_update.c \
@@ -38,12 +39,15 @@ libruntime_a_SOURCES = \
 	runtime/init.c runtime/init.h \
 	runtime/id_list.c runtime/id_list.h \
 	runtime/idmap.c runtime/idmap.h \
+	runtime/idrange.c runtime/idrange.h \
+	runtime/idrange_store.c runtime/idrange_store.h \
 	runtime/log.c runtime/log.h \
 	runtime/lsm_selinux.c runtime/lsm_selinux.h \
 	runtime/mempolicy.c runtime/mempolicy.h \
 	runtime/monitor.c runtime/monitor.h \
 	runtime/monitor_duties.c runtime/monitor_duties.h \
 	runtime/monitor_sidecar.c runtime/monitor_sidecar.h \
+	runtime/approver_connect.c runtime/approver_connect.h \
 	runtime/mount_idmap.c runtime/mount_idmap.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
 	runtime/namespaces.c runtime/namespaces.h \
@@ -100,7 +104,8 @@ RUNTIME_TEST_LIBS = libruntime.a libcgroup.a libseccompfilter.a libpolicy.a \
 runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
 	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
 	tests/unit/test-runtime-audit tests/unit/test-runtime-hint \
-	tests/unit/test-runtime-audit-summary tests/unit/test-runtime-idmap
+	tests/unit/test-runtime-audit-summary tests/unit/test-runtime-idmap \
+	tests/unit/test-runtime-idrange
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -120,3 +125,5 @@ tests_unit_test_runtime_audit_summary_SOURCES = \
 tests_unit_test_runtime_audit_summary_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_idmap_SOURCES = tests/unit/test-runtime-idmap.c
 tests_unit_test_runtime_idmap_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_idrange_SOURCES = tests/unit/test-runtime-idrange.c
+tests_unit_test_runtime_idrange_LDADD = $(RUNTIME_TEST_LIBS)

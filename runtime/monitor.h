@@ -19,6 +19,7 @@
 
 #include "common/error.h"
 #include "runtime/netns.h"
+#include "runtime/policy/egress_ask.h"
 #include "runtime/policy/net_plan.h"
 
 /* The sidecar's settings (the hardening's egress directives). */
@@ -35,6 +36,9 @@ struct monitor_egress
   char *credentials;
   size_t credentials_len;
   const char *trust_store;
+  /* Asking the approver: socket NULL when the container does not ask
+   * (runtime/policy/egress_ask.h). */
+  const struct egress_ask_policy *ask;
 };
 
 /* What the monitor is forked with, just before the init is cloned. */

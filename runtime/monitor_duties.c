@@ -338,6 +338,7 @@ struct local_monitor
   struct monitor m;
   struct monitor_request req;
   struct monitor_egress egress;
+  struct egress_ask_policy ask;
 };
 
 struct monitor *
@@ -357,6 +358,11 @@ monitor_local_new (const struct monitor_request *req, agentrt_error_t *err)
       l->egress.trust_store = NULL; /* the sidecar starts within create: */
       if (req->egress->trust_store)  /* a copy outlives the request */
         l->egress.trust_store = xstrdup (req->egress->trust_store);
+      if (req->egress->ask)
+        {
+          egress_ask_copy (&l->ask, req->egress->ask);
+          l->egress.ask = &l->ask;
+        }
       l->req.egress = &l->egress;
     }
   l->req.audit_fd = fcntl (req->audit_fd, F_DUPFD_CLOEXEC, 3);
@@ -445,5 +451,6 @@ monitor_local_free (struct monitor *m)
   free ((char *) l->req.systemd_unit);
   free ((char *) l->egress.allow);
   free ((char *) l->egress.trust_store);
+  egress_ask_release (&l->ask);
   free (l);
 }

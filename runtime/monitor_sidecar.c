@@ -16,6 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "runtime/approver_connect.h"
 #include "runtime/audit.h"
 #include "runtime/cloned_binary.h"
 #include "runtime/fault.h"
@@ -117,28 +118,30 @@ sidecar_fail (int report, const char *step)
 }
 
 /* The sidecar's fds, from 3 on in this order: the pidfd, the audit fd,
- * the name files, the credentials' pipe, then its sockets in the agent's
- * namespace. */
-#define SIDECAR_FDS (5 + EGRESS_SOCKETS)
+ * the name files, the approver's socket (7), the credentials' pipe (8),
+ * then its sockets in the agent's namespace. */
+#define SIDECAR_SOCK0 6
+#define SIDECAR_FDS (SIDECAR_SOCK0 + EGRESS_SOCKETS)
 
 /* Exec of the sidecar in the outside namespace, with its fds at 3..;
  * report is above them (the caller made sure).  Every other fd is
  * close-on-exec (the caller made sure of that too). */
 static void __attribute__ ((noreturn))
 sidecar_exec (const char *binary, const struct monitor_request *req,
-              const struct egress_fds *f, int pidfd, int creds, int report)
+              const struct egress_fds *f, int pidfd, int approver, int creds,
+              int report)
 {
   const struct monitor_egress *e = req->egress;
-  int src[SIDECAR_FDS] = { pidfd, req->audit_fd, f->resolv, f->hosts, creds };
-  char num[SIDECAR_FDS][16], uid[16], gid[16], poll[16];
-  char *argv[48];
+  int src[SIDECAR_FDS] = { pidfd, req->audit_fd, f->resolv, f->hosts, approver, creds };
+  char num[SIDECAR_FDS][16], uid[16], gid[16], poll[16], ask_timeout[24], ask_max[16];
+  char *argv[56];
   char *envp[SIDECAR_ENV_MAX];
   char env_buf[SIDECAR_ENV_MAX][1024];
   int hi[SIDECAR_FDS], i, n = 0;
   sigset_t none;
 
   for (i = 0; i < EGRESS_SOCKETS; i++)
-    src[5 + i] = f->sock[i];
+    src[SIDECAR_SOCK0 + i] = f->sock[i];
   if (f->netns >= 0 && setns (f->netns, CLONE_NEWNET) < 0)
     sidecar_fail (report, "enter the outside network namespace");
   /* Park every fd high, then bring them down to 3.. in order (dup2
@@ -162,7 +165,7 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
     if (f->sock[i] >= 0)
       {
         argv[n++] = (char *) netns_egress_option ((enum egress_socket) i);
-        argv[n++] = num[5 + i];
+        argv[n++] = num[SIDECAR_SOCK0 + i];
       }
   argv[n++] = (char *) "--init-pidfd";
   argv[n++] = num[0];
@@ -188,10 +191,21 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
   argv[n++] = poll;
   if (e->allow_broad)
     argv[n++] = (char *) "--allow-broad";
+  if (approver >= 0)
+    {
+      snprintf (ask_timeout, sizeof ask_timeout, "%llu", (unsigned long long) e->ask->timeout);
+      snprintf (ask_max, sizeof ask_max, "%u", (unsigned) e->ask->max_pending);
+      argv[n++] = (char *) "--approver-fd";
+      argv[n++] = num[4];
+      argv[n++] = (char *) "--ask-timeout";
+      argv[n++] = ask_timeout;
+      argv[n++] = (char *) "--ask-max";
+      argv[n++] = ask_max;
+    }
   if (creds >= 0)
     {
       argv[n++] = (char *) "--credentials-fd";
-      argv[n++] = num[4];
+      argv[n++] = num[5];
       argv[n++] = (char *) "--trust-store";
       argv[n++] = (char *) (e->trust_store ? e->trust_store : "/etc/ssl/certs/ca-certificates.crt");
     }
@@ -246,7 +260,7 @@ credentials_pipe (const struct monitor_egress *e, struct child_error *cerr)
 
 static pid_t
 sidecar_start (const struct monitor_request *req, const struct egress_fds *f,
-               int pidfd, int *report, struct child_error *cerr)
+               int pidfd, int approver, int *report, struct child_error *cerr)
 {
   cleanup_free char *binary = monitor_egress_binary ();
   cleanup_close int report_w = -1;
@@ -274,7 +288,7 @@ sidecar_start (const struct monitor_request *req, const struct egress_fds *f,
     return child_error (cerr, errno, "start the egress sidecar: pipe");
   pid = fork ();
   if (pid == 0)
-    sidecar_exec (binary, req, f, pidfd, creds, report_w);
+    sidecar_exec (binary, req, f, pidfd, approver, creds, report_w);
   if (pid < 0)
     return child_error (cerr, errno, "start the egress sidecar: fork");
   return pid;
@@ -352,13 +366,33 @@ monitor_stop_sidecar (struct monitor *m)
   m->sidecar_report = -1;
 }
 
+/* The approver's connection for the sidecar, -1 without one (the reason
+ * recorded when the policy asks for one). */
+static int
+connect_approver (struct monitor *m)
+{
+  const struct egress_ask_policy *ask = m->req->egress->ask;
+  char why[256];
+  int fd;
+
+  if (ask == NULL || ask->socket == NULL)
+    return -1;
+  fd = approver_connect (ask->socket, why, sizeof why);
+  if (fd < 0)
+    audit_incident (&m->trail, "ask", why);
+  return fd;
+}
+
 int
 monitor_start_sidecar (struct monitor *m, struct child_error *cerr)
 {
-  pid_t pid = sidecar_start (m->req, &m->egress, m->pidfd, &m->sidecar_report,
-                             cerr);
-
+  int approver = connect_approver (m);
+  pid_t pid = sidecar_start (m->req, &m->egress, m->pidfd, approver,
+                             &m->sidecar_report, cerr);
   int e;
+
+  if (approver >= 0)
+    close (approver); /* the sidecar has its copy */
 
   monitor_close_egress (m);
   if (pid >= 0 && (m->sidecar_pidfd = proc_pidfd_open (pid)) >= 0)

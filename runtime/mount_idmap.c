@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
 #include "runtime/mount_idmap.h"
+#include "runtime/policy/userns_auto.h"
 #include "runtime/userns.h"
 
 /* The user namespace fd carrying the mapping (owned by the caller when
@@ -71,4 +73,120 @@ mount_idmap_apply (struct mount_plan *plan, const struct mount_step *step,
   if (owned)
     close (fd);
   return r;
+}
+
+/* The hint every failure of the automatic idmap ends with. */
+#define AUTO_HINT                                                           \
+  " (the container's user namespace needs idmapped mounts; the policy's "  \
+  "userns.mode \"off\" runs without one)"
+
+static int
+set_idmap (int tree_fd, int userns_fd, uint64_t more)
+{
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP | more,
+                             .userns_fd = (unsigned long long) userns_fd };
+  return mount_setattr (tree_fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+                        sizeof attr);
+}
+
+/* The user namespaces made for the owners met so far, by owner. */
+struct owner_ns
+{
+  uid_t uid;
+  gid_t gid;
+  int fd;
+};
+
+static int
+owner_userns (struct owner_ns *seen, size_t *n, size_t max, uid_t uid,
+              gid_t gid, const struct mount_auto_idmap *a, agentrt_error_t *err)
+{
+  struct oci_id_mapping u, g;
+
+  for (size_t i = 0; i < *n; i++)
+    if (seen[i].uid == uid && seen[i].gid == gid)
+      return seen[i].fd;
+  u = userns_auto_bind_map ((uint32_t) uid, a->agent_uid, a->uid_start);
+  g = userns_auto_bind_map ((uint32_t) gid, a->agent_gid, a->gid_start);
+  if (*n == max)
+    return agentrt_error (err, E2BIG, "idmapped binds: more than %zu owners",
+                          max);
+  seen[*n].uid = uid;
+  seen[*n].gid = gid;
+  seen[*n].fd = userns_fd_with_maps (&u, 1, &g, 1, "idmapped bind", err);
+  if (seen[*n].fd < 0)
+    return -1;
+  return seen[(*n)++].fd;
+}
+
+int
+mount_idmap_auto (struct mount_plan *plan, const struct mount_auto_idmap *a,
+                  agentrt_error_t *err)
+{
+  struct owner_ns seen[64];
+  size_t n = 0;
+  int r = 0;
+
+  for (size_t i = 0; r == 0 && i < plan->n_steps; i++)
+    {
+      struct mount_step *s = &plan->steps[i];
+      struct stat st;
+      int fd;
+
+      if (s->kind != MOUNT_KIND_BIND || s->idmap)
+        continue;
+      if (s->tree_fd < 0 || fstat (s->tree_fd, &st) < 0)
+        {
+          r = agentrt_error (err, s->tree_fd < 0 ? EPERM : errno,
+                             "mounts[%zu] (`%s`): the source `%s` cannot be "
+                             "idmapped" AUTO_HINT, i, s->destination,
+                             s->source);
+          break;
+        }
+      fd = owner_userns (seen, &n, sizeof seen / sizeof *seen, st.st_uid,
+                         st.st_gid, a, err);
+      if (fd < 0)
+        r = agentrt_error_wrap (err, "mounts[%zu] (`%s`)", i, s->destination);
+      else if (set_idmap (s->tree_fd, fd, 0) < 0)
+        r = agentrt_error (err, errno, "mounts[%zu] (`%s`): idmap the source "
+                           "`%s`%s" AUTO_HINT, i, s->destination, s->source,
+                           errno == EINVAL ? ": a filesystem that cannot be "
+                                             "idmapped" : "");
+      else
+        s->idmap = true;
+    }
+  for (size_t i = 0; i < n; i++)
+    close (seen[i].fd);
+  return r;
+}
+
+int
+mount_idmap_rootfs (struct mount_plan *plan, const struct oci_config *config,
+                    const char *path, agentrt_error_t *err)
+{
+  const struct oci_linux *l = config->linux_cfg;
+  int tree;
+
+  if (plan->container_userns_fd < 0)
+    plan->container_userns_fd = userns_fd_with_maps (
+        l->uid_mappings, l->n_uid_mappings, l->gid_mappings,
+        l->n_gid_mappings, "linux.uidMappings", err);
+  if (plan->container_userns_fd < 0)
+    return -1;
+  tree = open_tree (AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
+                                        | AT_RECURSIVE);
+  if (tree < 0)
+    return agentrt_error (err, errno, "root.path `%s`: copy it to idmap it",
+                          path);
+  /* nodev: the image's device nodes show as the container root's
+   * through the idmap; the container's devices are the host's, bound */
+  if (set_idmap (tree, plan->container_userns_fd, MOUNT_ATTR_NODEV) < 0)
+    {
+      int e = errno;
+      close (tree);
+      return agentrt_error (err, e, "root.path `%s`: idmap it%s" AUTO_HINT,
+                            path, e == EINVAL ? ": a filesystem that cannot "
+                                                "be idmapped" : "");
+    }
+  return tree;
 }

@@ -7,6 +7,7 @@
 #define AGENTRT_MOUNT_IDMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/error.h"
 #include "oci/config.h"
@@ -21,5 +22,29 @@ int mount_idmap_apply (struct mount_plan *plan, const struct mount_step *step,
                        const struct oci_mount *m,
                        const struct oci_config *config, size_t index,
                        agentrt_error_t *err);
+
+/* A container given its own user namespace (docs/userns.md): every bind
+ * step that has no mapping of its own is idmapped so that its source's
+ * owner (uid and gid) is the agent's ids (agent_uid, agent_gid, container
+ * ids), host ids uid_start + agent_uid and gid_start + agent_gid
+ * (runtime/policy/userns_auto.h); one user namespace per distinct owner.
+ * A source that cannot be idmapped is an error naming mounts[i], its
+ * destination and source, and the policy's way out. */
+struct mount_auto_idmap
+{
+  uint32_t uid_start;
+  uint32_t gid_start;
+  uint32_t agent_uid;
+  uint32_t agent_gid;
+};
+int mount_idmap_auto (struct mount_plan *plan, const struct mount_auto_idmap *a,
+                      agentrt_error_t *err);
+
+/* A recursive copy of the rootfs at `path`, idmapped with the container's
+ * own mappings (image id k is container id k): the fd of the detached
+ * tree (nodev: the image's device nodes would be the container root's), or
+ * -1 with an error naming root.path. */
+int mount_idmap_rootfs (struct mount_plan *plan, const struct oci_config *config,
+                        const char *path, agentrt_error_t *err);
 
 #endif

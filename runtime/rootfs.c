@@ -567,6 +567,60 @@ make_ephemeral_root (const struct rootfs_spec *spec, int lowerfd,
   return mfd;
 }
 
+/* The runtime's idmapped copy of the rootfs (the container's own user
+ * namespace) becomes the root without the rootfs's path being walked: the
+ * container's root may not search its parents (an engine's 0700
+ * directories), and a path opened before the clone is in the runtime's
+ * mount namespace.  It is attached on top of this namespace's `/` (a
+ * slave by now: nothing propagates back), or an ephemeral root's overlay
+ * is (the copy, attached there for a moment, its lower layer); pivot_root
+ * takes it from there, right above the host's root it detaches. */
+static int
+prepare_idmapped_root (const struct rootfs_spec *spec, int *rootfd,
+                       struct child_error *cerr)
+{
+  int top, mfd, ofd;
+
+  top = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (top < 0)
+    return child_error (cerr, errno, "open `/`");
+  mfd = fcntl (spec->rootfs_tree, F_DUPFD_CLOEXEC, 0);
+  if (mfd < 0)
+    {
+      close (top);
+      return child_error (cerr, errno, "the idmapped rootfs `%s`",
+                          spec->rootfs);
+    }
+  if (attach (mfd, top, spec->rootfs, cerr) < 0)
+    goto fail;
+  if (spec->ephemeral_size)
+    {
+      /* The overlay holds its own copy of the lower layer: the attached
+       * one goes (pivot_root must find the host's root right under the new
+       * one, to be detached) */
+      char path[32];
+      ofd = make_ephemeral_root (spec, mfd, cerr);
+      snprintf (path, sizeof path, "/proc/self/fd/%d", mfd);
+      if (ofd >= 0 && umount2 (path, MNT_DETACH) < 0)
+        {
+          child_error (cerr, errno, "ephemeral root: detach its lower layer");
+          close (ofd);
+          ofd = -1;
+        }
+      close (mfd);
+      mfd = ofd;
+      if (mfd < 0 || attach (mfd, top, spec->rootfs, cerr) < 0)
+        goto fail;
+    }
+  close (top);
+  *rootfd = mfd;
+  return 0;
+fail:
+  close_quietly (mfd);
+  close (top);
+  return -1;
+}
+
 int
 rootfs_prepare (const struct rootfs_spec *spec, int *rootfd,
                 struct child_error *cerr)
@@ -580,6 +634,8 @@ rootfs_prepare (const struct rootfs_spec *spec, int *rootfd,
       && set_path_propagation ("/", MS_SLAVE | MS_REC) < 0)
     return child_error (cerr, errno, "set propagation of `/`");
 
+  if (spec->rootfs_tree >= 0)
+    return prepare_idmapped_root (spec, rootfd, cerr);
   fd = open (spec->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
     return child_error (cerr, errno, "open rootfs `%s`", spec->rootfs);

@@ -14,6 +14,10 @@
 struct rootfs_spec
 {
   const char *rootfs;            /* absolute host path */
+  /* >= 0: a detached, idmapped copy of the rootfs the runtime made (the
+   * container's own user namespace): attached in place of the bind, and
+   * the lower layer of an ephemeral root */
+  int rootfs_tree;
   const struct mount_plan *mounts;
   const struct cgroup_mounts *cgroups; /* for "cgroup" mounts */
   /* Called once, before the first "cgroup" mount: the init waits there

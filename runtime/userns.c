@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,11 +42,29 @@ userns_write_map (pid_t pid, const char *file, const struct oci_id_mapping *map,
   return 0;
 }
 
+/* The holder of userns_fd_with_maps: it shares the runtime's memory
+ * (CLONE_VM: no page tables copied, the cost of this helper) and only
+ * waits for the pipe's write end to close, with raw syscalls. */
+static int
+hold_userns (void *arg)
+{
+  const int *hold = arg;
+  char c;
+
+  /* its own copy of the write end goes, or the read never ends */
+  syscall (SYS_close, hold[1]);
+  while (syscall (SYS_read, hold[0], &c, 1) > 0)
+    ;
+  return 0;
+}
+
 int
 userns_fd_with_maps (const struct oci_id_mapping *uid, size_t n_uid,
                      const struct oci_id_mapping *gid, size_t n_gid,
                      const char *field, agentrt_error_t *err)
 {
+  /* the holder's stack: it runs only while this frame waits for it */
+  char stack[16384] __attribute__ ((aligned (16)));
   char path[64];
   int hold[2], fd = -1;
   pid_t pid;
@@ -54,21 +73,14 @@ userns_fd_with_maps (const struct oci_id_mapping *uid, size_t n_uid,
     return agentrt_error (err, errno, "%s: pipe", field);
   /* a child born in a new user namespace, waiting for the write end to
    * close: its namespace is what the fd will keep */
-  pid = (pid_t) syscall (SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL,
-                         NULL);
-  if (pid == 0)
-    {
-      char c;
-      close (hold[1]);
-      while (read (hold[0], &c, 1) < 0 && errno == EINTR)
-        ;
-      _exit (0);
-    }
-  close (hold[0]);
+  pid = clone (hold_userns, stack + sizeof stack, CLONE_NEWUSER | CLONE_VM
+               | SIGCHLD, hold);
   if (pid < 0)
     {
+      int e = errno;
+      close (hold[0]);
       close (hold[1]);
-      return agentrt_error (err, errno, "%s: create a user namespace", field);
+      return agentrt_error (err, e, "%s: create a user namespace", field);
     }
   if (userns_write_map (pid, "uid_map", uid, n_uid, field, err) == 0
       && userns_write_map (pid, "gid_map", gid, n_gid, field, err) == 0)
@@ -81,6 +93,7 @@ userns_fd_with_maps (const struct oci_id_mapping *uid, size_t n_uid,
   close (hold[1]);
   while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
     ;
+  close (hold[0]);
   return fd;
 }
 
@@ -304,4 +317,34 @@ userns_setgroups_denied (pid_t pid, bool *denied, agentrt_error_t *err)
   buf[n] = '\0';
   *denied = strncmp (buf, "deny", 4) == 0;
   return 0;
+}
+
+/* The host id of container id `id`, or false when it is not mapped. */
+static bool
+host_id_of (const struct oci_id_mapping *map, size_t n, uint32_t id,
+            uint32_t *out)
+{
+  for (size_t i = 0; i < n; i++)
+    if (id >= map[i].container_id && id - map[i].container_id < map[i].size)
+      {
+        *out = map[i].host_id + (id - map[i].container_id);
+        return true;
+      }
+  return false;
+}
+
+void
+userns_give_stdio (const struct oci_linux *l, uint32_t uid, uint32_t gid)
+{
+  uint32_t hu, hg;
+  struct stat st;
+
+  if (l == NULL || geteuid () != 0
+      || !host_id_of (l->uid_mappings, l->n_uid_mappings, uid, &hu)
+      || !host_id_of (l->gid_mappings, l->n_gid_mappings, gid, &hg))
+    return;
+  for (int fd = 0; fd < 3; fd++)
+    if (fstat (fd, &st) == 0 && (S_ISFIFO (st.st_mode) || S_ISSOCK (st.st_mode))
+        && (st.st_uid != hu || st.st_gid != hg))
+      (void) fchown (fd, hu, hg);
 }

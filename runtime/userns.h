@@ -48,4 +48,12 @@ int userns_write_maps (pid_t pid, const struct idmap_plan *plan,
  * keeps the groups it has. */
 int userns_setgroups_denied (pid_t pid, bool *denied, agentrt_error_t *err);
 
+/* Gives the caller's stdio pipes and sockets (fds 0-2) to the container
+ * process user uid:gid as the host sees it through the user namespace's
+ * mappings (the init, inside, could not: they are host root's), so that
+ * a process that is not root may reopen /dev/stdout.  Nothing when the
+ * ids are not mapped; a refusal is left as it is (the process then cannot
+ * reopen them, as before). */
+void userns_give_stdio (const struct oci_linux *l, uint32_t uid, uint32_t gid);
+
 #endif

@@ -70,6 +70,34 @@ bench_policies ()
     '{version: 1, seccomp: {profile: $p}, audit: {dir: $a}}' >"$dir/policy-hard.json"
 }
 
+# bench_bundle DIR NAME JQ-FILTER [JQ-ARGS...]: the bundle DIR/NAME, its
+# config DIR/base.json through JQ-FILTER, its root DIR/bundle/rootfs (one
+# busybox rootfs for every bundle).
+bench_bundle ()
+{
+  local dir=$1 name=$2 filter=$3
+  shift 3
+  mkdir -p "$dir/$name"
+  jq --arg rootfs "$dir/bundle/rootfs" "$@" "$filter | .root.path = \$rootfs" \
+    "$dir/base.json" >"$dir/$name/config.json"
+}
+
+# bench_engine_files DIR: what engines bind into every container
+# (resolv.conf, hosts, hostname) in DIR; BENCH_ENGINE_BINDS, the jq filter
+# adding their binds, takes DIR as $e.
+bench_engine_files ()
+{
+  mkdir -p "$1"
+  printf 'nameserver 192.0.2.53\n' >"$1/resolv.conf"
+  printf '127.0.0.1 localhost\n' >"$1/hosts"
+  printf 'bench\n' >"$1/hostname"
+}
+# shellcheck disable=SC2034,SC2016 # used by the scripts that source it; $e is jq's
+BENCH_ENGINE_BINDS='.mounts += [
+    {destination: "/etc/resolv.conf", type: "bind", source: ($e + "/resolv.conf"), options: ["rbind", "ro"]},
+    {destination: "/etc/hosts", type: "bind", source: ($e + "/hosts"), options: ["rbind", "ro"]},
+    {destination: "/etc/hostname", type: "bind", source: ($e + "/hostname"), options: ["rbind", "ro"]}]'
+
 # bench_load: "load 1.00, 0.80, 0.50" (uptime's load averages).
 bench_load ()
 {

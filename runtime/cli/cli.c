@@ -50,6 +50,8 @@ static const struct
     false },
   { "audit", cmd_audit, "print a container's audit trail, or a summary of all",
     false },
+  { "approve", cmd_approve,
+    "answer the sidecars' questions about egress (egress.ask)", true },
 };
 
 /* --root's default: /run/agentrt for root, $XDG_RUNTIME_DIR/agentrt for

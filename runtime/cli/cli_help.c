@@ -131,6 +131,19 @@ static const struct
              "  --top N                 names per list (hosts, reasons, "
              "containers;\n"
              "                          default 10, 0: all)\n" },
+  { "approve", "usage: agentrt approve [options]\n\n"
+               "Answers the egress sidecars' questions about destinations "
+               "outside their\nallowlist (the policy's egress.ask): each is "
+               "shown here; y allows it once,\na for the container's "
+               "lifetime, n denies.  The sidecar records every\nanswer in "
+               "the container's audit trail.\n\noptions:\n"
+               "  --socket PATH           where to listen (default "
+               "/run/agentrt-approve.sock)\n"
+               "  --auto-deny-after S     deny what is not answered within S "
+               "(10, 20s, 1m)\n"
+               "  --allow-pattern P       allow once what matches P (host or "
+               "host:port, glob;\n"
+               "                          repeatable)\n" },
 };
 
 const char *

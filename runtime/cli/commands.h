@@ -38,6 +38,8 @@ int cmd_policy (struct global_options *g, int argc, char **argv,
                 agentrt_error_t *err);
 int cmd_audit (struct global_options *g, int argc, char **argv,
                agentrt_error_t *err);
+int cmd_approve (struct global_options *g, int argc, char **argv,
+                 agentrt_error_t *err);
 
 /* Checks the number of positional arguments left after the options. */
 int cmd_check_args (int argc, int optind_, int min, int max, const char *usage,

@@ -15,6 +15,7 @@
 #include "common/io.h"
 #include "common/timestamp.h"
 #include "common/xalloc.h"
+#include "ask_table.h"
 #include "egress.h"
 #include "oci/json_writer.h"
 #include "runtime/fault.h"
@@ -87,6 +88,21 @@ audit_failed (struct egress *eg, int error)
        "connection is relayed until it can\n", strerror (error));
 }
 
+/* Writes w's line (and frees it); a line that cannot be written puts the
+ * proxy in audit-failed mode.  -1 then. */
+static int
+emit (struct egress *eg, struct json_writer *w)
+{
+  size_t len;
+  char *line = json_writer_finish_line (w, &len);
+  int r = write_line (eg, line, len);
+
+  if (r < 0)
+    audit_failed (eg, errno);
+  free (line);
+  return r;
+}
+
 bool
 audit_ready (struct egress *eg)
 {
@@ -148,8 +164,6 @@ audit_write (struct conn *c)
   char host[HOST_NAME_MAX_LEN + 1], addr[NETADDR_STR_LEN];
   bool have_host = c->host.is_addr || c->host.name[0];
   bool have_addr = c->naddrs > 0;
-  size_t len;
-  char *line;
 
   if (eg->opt.audit_fd < 0)
     return;
@@ -174,6 +188,8 @@ audit_write (struct conn *c)
   json_kv_string (w, "addr", have_addr ? addr : NULL);
   json_kv_string (w, "decision", c->decision ? c->decision : "deny");
   json_kv_string (w, "reason", c->reason ? c->reason : "ok");
+  if (c->asked)
+    json_kv_string (w, "ask", c->asked);
   json_kv_uint (w, "bytes_up", c->bytes_up);
   json_kv_uint (w, "bytes_down", c->bytes_down);
   json_kv_uint (w, "duration_ms", eg->now_ms - c->start_ms);
@@ -181,10 +197,7 @@ audit_write (struct conn *c)
     json_kv_bool (w, "tls_intercepted", true);
   if (c->standin)
     json_kv_string (w, "standin", c->standin);
-  line = json_writer_finish_line (w, &len);
-  if (write_line (eg, line, len) < 0)
-    audit_failed (eg, errno);
-  free (line);
+  emit (eg, w);
 }
 
 void
@@ -192,10 +205,9 @@ audit_inject (struct conn *c, const char *name, const char *method, size_t metho
               const char *path, size_t path_len)
 {
   struct egress *eg = c->eg;
-  char host[HOST_NAME_MAX_LEN + 1], *request, *line;
+  char host[HOST_NAME_MAX_LEN + 1], *request;
   struct json_writer *w;
   struct timespec now;
-  size_t len;
 
   if (eg->opt.audit_fd < 0)
     return;
@@ -214,10 +226,7 @@ audit_inject (struct conn *c, const char *name, const char *method, size_t metho
   json_kv_string (w, "host", host);
   json_kv_uint (w, "port", c->port);
   json_kv_string (w, "request", request);
-  line = json_writer_finish_line (w, &len);
-  if (write_line (eg, line, len) < 0)
-    audit_failed (eg, errno);
-  free (line);
+  emit (eg, w);
   free (request);
 }
 
@@ -227,9 +236,6 @@ audit_dns (struct egress *eg, const char *proto, const char *name, const char *t
 {
   struct json_writer *w;
   struct timespec now;
-  size_t len;
-  char *line;
-  int r;
 
   if (eg->opt.audit_fd < 0)
     return 0;
@@ -247,10 +253,31 @@ audit_dns (struct egress *eg, const char *proto, const char *name, const char *t
   json_kv_string (w, "reason", reason);
   json_kv_uint (w, "answers", answers);
   json_kv_uint (w, "ttl", ttl);
-  line = json_writer_finish_line (w, &len);
-  r = write_line (eg, line, len);
-  if (r < 0)
-    audit_failed (eg, errno);
-  free (line);
-  return r;
+  return emit (eg, w);
+}
+
+void
+audit_ask (struct egress *eg, const struct ask_pending *q, const char *answer,
+           uid_t approver_uid)
+{
+  struct json_writer *w;
+
+  if (eg->opt.audit_fd < 0)
+    return;
+  if (!audit_ready (eg))
+    {
+      eg->audit_lost++;
+      return;
+    }
+  w = begin (&eg->opt, &q->start_rt, "ask");
+  json_kv_uint (w, "qid", q->qid);
+  json_kv_string (w, "proto", q->proto);
+  json_kv_string (w, "via", q->via);
+  json_kv_string (w, "host", q->host);
+  json_kv_uint (w, "port", q->port);
+  json_kv_string (w, "answer", answer);
+  json_kv_uint (w, "approver_uid", approver_uid);
+  json_kv_uint (w, "wait_ms", eg->now_ms - q->start_ms);
+  json_kv_uint (w, "held", q->held);
+  emit (eg, w);
 }

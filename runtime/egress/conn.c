@@ -16,6 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "ask.h"
 #include "egress.h"
 #include "socks5.h"
 
@@ -342,7 +343,8 @@ endpoint_event (struct ev_handler *h, uint32_t events)
     }
   /* The client is gone while its destination is being looked up. */
   if (ep == &c->client && (events & (EPOLLHUP | EPOLLERR))
-      && (c->phase == PHASE_RESOLVING || c->phase == PHASE_CONNECTING))
+      && (c->phase == PHASE_RESOLVING || c->phase == PHASE_CONNECTING
+          || c->phase == PHASE_ASKING))
     {
       conn_close (c, "client-closed");
       return;
@@ -469,6 +471,12 @@ conn_resolved (struct conn *c, const struct netaddr *addrs, size_t n, const char
 }
 
 void
+conn_deny (struct conn *c, const char *reason)
+{
+  target_fail (c, 403, SOCKS5_NOT_ALLOWED, "deny", reason);
+}
+
+void
 conn_open_target (struct conn *c)
 {
   char host[HOST_NAME_MAX_LEN + 1];
@@ -477,7 +485,20 @@ conn_open_target (struct conn *c)
   c->deadline_ms = c->eg->now_ms + c->eg->opt.handshake_timeout_s * 1000ull;
   if (!allowlist_match_name (c->eg->allow, host, c->port))
     {
-      target_fail (c, 403, SOCKS5_NOT_ALLOWED, "deny", "not-allowlisted");
+      if (!ask_hold (c))
+        conn_deny (c, "not-allowlisted");
+      return;
+    }
+  conn_open_allowed (c);
+}
+
+void
+conn_open_allowed (struct conn *c)
+{
+  c->deadline_ms = c->eg->now_ms + c->eg->opt.handshake_timeout_s * 1000ull;
+  if (c->kind == KIND_TRANSPARENT)
+    {
+      transparent_lookup (c);
       return;
     }
   if (c->host.is_addr)
@@ -627,6 +648,7 @@ conn_timers (struct egress *eg)
 
   resolve_tick (eg);
   stub_tick (eg);
+  ask_tick (eg);
   c = eg->conns;
 
   while (c)

@@ -14,6 +14,7 @@
  *                  [--transparent-fd N] [--transparent6-fd N]
  *                  [--dns-udp-fd N] [--dns-tcp-fd N] [--dns-udp6-fd N]
  *                  [--dns-tcp6-fd N] [--dns-cache-entries N]
+ *                  [--approver-fd N [--ask-timeout S] [--ask-max N]]
  *                  [--credentials-fd N [--trust-store PATH]]
  *   agentrt-egress --make-ca HOSTS --id ID [--ca-days N]
  *   --http-fd, --socks-fd  listening TCP sockets (HTTP/1.1 proxy, SOCKS5)
@@ -36,6 +37,11 @@
  *                          socket there that its rules send every DNS
  *                          query to (stub.c); --dns-cache-entries bounds
  *                          what the stub remembers (default 4096)
+ *   --approver-fd          a unix stream socket connected to the
+ *                          approver (ask.c): destinations outside the
+ *                          allowlist are asked about, each question
+ *                          waiting --ask-timeout seconds (30), at most
+ *                          --ask-max (16) at once
  *   --credentials-fd       a pipe with the runtime's credential message
  *                          (inject_wire.h), read to its end at startup:
  *                          connections to those credentials' hosts are
@@ -68,6 +74,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "ask.h"
 #include "egress.h"
 #include "inject_wire.h"
 #include "lockdown.h"
@@ -111,7 +118,8 @@ usage (const char *msg)
            "       [--handshake-timeout S] [--max-conns N] [--busy-poll-us N] [--allow-broad]\n"
            "       [--no-landlock] [--transparent-fd N] [--transparent6-fd N]\n"
            "       [--dns-udp-fd N] [--dns-tcp-fd N] [--dns-udp6-fd N] [--dns-tcp6-fd N]\n"
-           "       [--dns-cache-entries N] [--credentials-fd N [--trust-store PATH]]\n"
+           "       [--dns-cache-entries N] [--approver-fd N [--ask-timeout S] [--ask-max N]]\n"
+           "       [--credentials-fd N [--trust-store PATH]]\n"
            "       agentrt-egress --make-ca HOSTS --id ID [--ca-days N]\n",
            msg);
   exit (2);
@@ -139,7 +147,8 @@ parse_args (int argc, char **argv, struct egress_options *o)
 {
   enum { O_ID = 256, O_HTTP, O_SOCKS, O_PIDFD, O_AUDIT, O_ALLOW, O_RESOLV, O_HOSTS, O_UID,
          O_GID, O_IDLE, O_HANDSHAKE, O_MAX, O_POLL, O_BROAD, O_NOLL, O_SELFTEST, O_TP, O_TP6,
-         O_DUDP, O_DTCP, O_DUDP6, O_DTCP6, O_DCACHE, O_CREDS, O_TRUST, O_MKCA, O_CADAYS };
+         O_DUDP, O_DTCP, O_DUDP6, O_DTCP6, O_DCACHE, O_APPROVER, O_ASKTIME, O_ASKMAX, O_CREDS,
+         O_TRUST, O_MKCA, O_CADAYS };
   static const struct option opts[] = {
     { "id", required_argument, NULL, O_ID },
     { "http-fd", required_argument, NULL, O_HTTP },
@@ -165,6 +174,9 @@ parse_args (int argc, char **argv, struct egress_options *o)
     { "dns-udp6-fd", required_argument, NULL, O_DUDP6 },
     { "dns-tcp6-fd", required_argument, NULL, O_DTCP6 },
     { "dns-cache-entries", required_argument, NULL, O_DCACHE },
+    { "approver-fd", required_argument, NULL, O_APPROVER },
+    { "ask-timeout", required_argument, NULL, O_ASKTIME },
+    { "ask-max", required_argument, NULL, O_ASKMAX },
     { "credentials-fd", required_argument, NULL, O_CREDS },
     { "trust-store", required_argument, NULL, O_TRUST },
     { "make-ca", required_argument, NULL, O_MKCA },
@@ -179,6 +191,7 @@ parse_args (int argc, char **argv, struct egress_options *o)
     .handshake_timeout_s = 10, .max_conns = 1024, .busy_poll_us = POLL_WINDOW_DEFAULT_US,
     .transparent_fd = -1, .transparent6_fd = -1, .dns_udp_fd = -1, .dns_tcp_fd = -1,
     .dns_udp6_fd = -1, .dns_tcp6_fd = -1, .dns_cache_entries = NAMECACHE_DEFAULT_ENTRIES,
+    .approver_fd = -1, .ask_timeout_s = 30, .ask_max = 16,
     .credentials_fd = -1, .trust_store = "/etc/ssl/certs/ca-certificates.crt", .ca_days = 2,
   };
   while ((c = getopt_long (argc, argv, "", opts, NULL)) != -1)
@@ -208,6 +221,9 @@ parse_args (int argc, char **argv, struct egress_options *o)
       case O_DUDP6: o->dns_udp6_fd = (int) number ("dns-udp6-fd", optarg, 0, 1 << 20); break;
       case O_DTCP6: o->dns_tcp6_fd = (int) number ("dns-tcp6-fd", optarg, 0, 1 << 20); break;
       case O_DCACHE: o->dns_cache_entries = number ("dns-cache-entries", optarg, 1, 1 << 20); break;
+      case O_APPROVER: o->approver_fd = (int) number ("approver-fd", optarg, 0, 1 << 20); break;
+      case O_ASKTIME: o->ask_timeout_s = number ("ask-timeout", optarg, 1, 600); break;
+      case O_ASKMAX: o->ask_max = number ("ask-max", optarg, 1, 256); break;
       case O_CREDS: o->credentials_fd = (int) number ("credentials-fd", optarg, 0, 1 << 20); break;
       case O_TRUST: o->trust_store = optarg; break;
       case O_MKCA: o->make_ca = optarg; break;
@@ -469,7 +485,7 @@ close_other_fds (const struct egress_options *o, agentrt_error_t *err)
 {
   int keep[] = { o->http_fd, o->socks_fd, o->init_pidfd, o->audit_fd, o->resolv_fd, o->hosts_fd,
                  o->transparent_fd, o->transparent6_fd, o->dns_udp_fd, o->dns_tcp_fd,
-                 o->dns_udp6_fd, o->dns_tcp6_fd, o->credentials_fd };
+                 o->dns_udp6_fd, o->dns_tcp6_fd, o->approver_fd, o->credentials_fd };
   size_t n = sizeof (keep) / sizeof (*keep);
   unsigned next = 3;
 
@@ -528,7 +544,7 @@ setup (struct egress *eg, agentrt_error_t *err)
                    err) < 0
       || watch_fd (eg, eg->opt.init_pidfd, &eg->pidfd_ev, pidfd_event, "init pidfd", err) < 0
       || watch_fd (eg, eg->sigfd, &eg->signal_ev, signal_event, "signalfd", err) < 0
-      || setup_transparent (eg, err) < 0)
+      || setup_transparent (eg, err) < 0 || ask_setup (eg, err) < 0)
     return -1;
   eg->pipe_size = PIPE_SIZE;
   poll_window_init (&eg->poll, eg->opt.busy_poll_us);
@@ -652,6 +668,7 @@ main (int argc, char **argv)
       fprintf (stderr, "agentrt-egress: %s\n", err->msg);
       stub_free (&eg);
       free_credentials (&eg);
+      ask_free (&eg);
       namecache_free (eg.names);
       allowlist_free (eg.allow); /* parsed before a later step failed */
       free (eg.hosts);
@@ -667,6 +684,7 @@ main (int argc, char **argv)
       return 1;
     }
   stub_free (&eg);
+  ask_free (&eg);
   while (eg.resolves)
     resolve_cancel (eg.resolves);
   namecache_free (eg.names);

@@ -37,6 +37,10 @@ struct egress_options
   /* The transparent path (all optional, -1 when absent). */
   int transparent_fd, transparent6_fd, dns_udp_fd, dns_tcp_fd, dns_udp6_fd, dns_tcp6_fd;
   unsigned dns_cache_entries;
+  /* Asking a person (ask.c): the approver's socket (-1: never ask), how
+   * long a question waits, how many may wait at once. */
+  int approver_fd;
+  unsigned ask_timeout_s, ask_max;
   uid_t uid;
   gid_t gid;
   unsigned idle_timeout_s, handshake_timeout_s, max_conns, busy_poll_us;
@@ -63,6 +67,8 @@ struct tls_state;
 struct resolve_result;
 struct namecache;
 struct stub;
+struct ask;
+struct ask_pending;
 
 struct egress
 {
@@ -87,6 +93,7 @@ struct egress
   struct ev_handler http_ev, socks_ev, pidfd_ev, signal_ev, transparent_ev, transparent6_ev;
   struct namecache *names; /* what the DNS stub answered */
   struct stub *stub;       /* the DNS stub, when it has sockets */
+  struct ask *ask;         /* asking the approver (ask.c), or NULL */
   /* The audit trail could not be written (audit.c): no connection is
    * relayed until it can again. */
   bool audit_failed, audit_partial;
@@ -149,6 +156,7 @@ enum conn_kind
 enum conn_phase
 {
   PHASE_REQUEST,    /* reading what the client asks for */
+  PHASE_ASKING,     /* held while the approver is asked (ask.c) */
   PHASE_RESOLVING,  /* waiting for DNS */
   PHASE_CONNECTING, /* waiting for connect() */
   PHASE_OPEN,       /* forwarding */
@@ -176,6 +184,8 @@ struct conn
   size_t naddrs, next_addr;
   bool connected;
   struct resolve *dns;
+  uint64_t ask_qid;  /* PHASE_ASKING: the question it waits for */
+  const char *asked; /* audit: the approver's answer that let it go on */
 
   /* The audit record being built (one per upstream connection). */
   bool audit_open;
@@ -219,6 +229,12 @@ void conn_record_start (struct conn *c);
 void conn_check_and_connect (struct conn *c);
 /* Records the outcome and resets the client connection. */
 void conn_refuse (struct conn *c, const char *decision, const char *reason);
+/* The approver allowed c's destination (ask.c): what follows the
+ * allowlist (resolution, the address policy, the connection). */
+void conn_open_allowed (struct conn *c);
+/* Denies c's destination the way its protocol says it (403, a SOCKS5
+ * reply, a reset). */
+void conn_deny (struct conn *c, const char *reason);
 
 /* relay.c */
 void flow_init (struct flow *f, struct endpoint *src, struct endpoint *dst,
@@ -252,6 +268,8 @@ enum inspect_result transparent_inspect_up (struct conn *c, struct flow *f);
 enum inspect_result transparent_inspect_down (struct conn *c, struct flow *f);
 void transparent_upstream_ready (struct conn *c);
 void transparent_resolved (struct conn *c, const struct resolve_result *res);
+/* The name learned from the first bytes is allowed: look it up. */
+void transparent_lookup (struct conn *c);
 
 /* stub.c: the DNS stub on --dns-*-fd */
 int stub_setup (struct egress *eg, agentrt_error_t *err);
@@ -311,6 +329,10 @@ void audit_inject (struct conn *c, const char *name, const char *method, size_t 
  * SERVFAIL instead of the answer it would have given. */
 int audit_dns (struct egress *eg, const char *proto, const char *name, const char *type,
                const char *decision, const char *reason, size_t answers, uint32_t ttl);
+/* The record of one question to the approver, settled with answer
+ * ("allow-once", "allow-always", "deny", "timeout", "approver-gone"). */
+void audit_ask (struct egress *eg, const struct ask_pending *q, const char *answer,
+                uid_t approver_uid);
 /* Whether the trail can be written: true unless in audit-failed mode and a
  * line saying how many records were lost still cannot be written (it is
  * tried each time: once it is written the mode ends). */

@@ -8,6 +8,7 @@ noinst_LIBRARIES += libegress.a
 libegress_a_SOURCES = \
 	runtime/egress/agent_resolv.c runtime/egress/agent_resolv.h \
 	runtime/egress/allowlist.c runtime/egress/allowlist.h \
+	runtime/egress/ask_table.c runtime/egress/ask_table.h \
 	runtime/egress/dns.c runtime/egress/dns.h \
 	runtime/egress/dns_stub.c runtime/egress/dns_stub.h \
 	runtime/egress/http_parse.c runtime/egress/http_parse.h \
@@ -27,6 +28,7 @@ EGRESS_UNIT_LDADD = libegress.a libcommon.a
 
 check_PROGRAMS += \
 	tests/unit/test-egress-agent-resolv \
+	tests/unit/test-egress-ask \
 	tests/unit/test-egress-allowlist \
 	tests/unit/test-egress-dns \
 	tests/unit/test-egress-dns-stub \
@@ -39,6 +41,7 @@ check_PROGRAMS += \
 	tests/unit/test-egress-socks5
 TESTS += \
 	tests/unit/test-egress-agent-resolv \
+	tests/unit/test-egress-ask \
 	tests/unit/test-egress-allowlist \
 	tests/unit/test-egress-dns \
 	tests/unit/test-egress-dns-stub \
@@ -50,6 +53,8 @@ TESTS += \
 	tests/unit/test-egress-public-suffix \
 	tests/unit/test-egress-socks5
 tests_unit_test_egress_agent_resolv_LDADD = $(EGRESS_UNIT_LDADD)
+# the approver's lines are oci/'s (yajl)
+tests_unit_test_egress_ask_LDADD = libegress.a liboci.a libcommon.a $(YAJL_LIBS)
 tests_unit_test_egress_allowlist_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_dns_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_dns_stub_LDADD = $(EGRESS_UNIT_LDADD)
@@ -63,6 +68,7 @@ tests_unit_test_egress_socks5_LDADD = $(EGRESS_UNIT_LDADD)
 
 pkglibexec_PROGRAMS = agentrt-egress
 agentrt_egress_SOURCES = \
+	runtime/egress/ask.c runtime/egress/ask.h \
 	runtime/egress/audit.c \
 	runtime/egress/conn.c \
 	runtime/egress/egress.c runtime/egress/egress.h \
@@ -88,8 +94,10 @@ TESTS += tests/egress/run.sh
 EXTRA_DIST += docs/egress.md \
 	tests/egress/run.sh tests/egress/launch.py tests/egress/server.py \
 	tests/egress/client.py tests/egress/dns_server.py tests/egress/git_server.py \
+	tests/egress/ask.sh tests/egress/approver.py \
 	tests/egress/packages \
 	tests/fuzz/fuzz-http.c tests/fuzz/fuzz-socks5.c tests/fuzz/fuzz-allowlist.c \
 	tests/fuzz/fuzz-peek.c tests/fuzz/fuzz-dns-query.c tests/fuzz/fuzz-inject.c \
+	tests/fuzz/fuzz-ask-answer.c \
 	tests/fuzz/corpus/inject tests/fuzz/corpus/http tests/fuzz/corpus/socks5 tests/fuzz/corpus/allowlist \
-	tests/fuzz/corpus/peek tests/fuzz/corpus/dns-query
+	tests/fuzz/corpus/peek tests/fuzz/corpus/dns-query tests/fuzz/corpus/ask-answer

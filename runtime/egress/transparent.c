@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "ask.h"
 #include "egress.h"
 #include "inject_rewrite.h"
 #include "namecache.h"
@@ -163,17 +164,24 @@ learn (struct conn *c, struct flow *f, const struct peek *p)
       return INSPECT_STOP;
     }
   set_name (c, p->host.name);
+  f->paused = true;
   if (!allowlist_match_name (c->eg->allow, c->host.name, c->port))
     {
-      conn_refuse (c, "deny", "not-allowlisted");
+      if (!ask_hold (c))
+        conn_refuse (c, "deny", "not-allowlisted");
       return INSPECT_STOP;
     }
-  f->paused = true;
+  transparent_lookup (c);
+  return INSPECT_STOP;
+}
+
+void
+transparent_lookup (struct conn *c)
+{
   c->phase = PHASE_RESOLVING;
   c->deadline_ms = c->eg->now_ms + c->eg->opt.handshake_timeout_s * 1000ull;
   if (resolver_start (c, c->host.name) < 0)
     conn_refuse (c, "deny", "resolve-failed");
-  return INSPECT_STOP;
 }
 
 /* Decided and connected: relayed as it is, or, for a credential's host

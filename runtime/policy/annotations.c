@@ -25,6 +25,9 @@ static const struct annotation_info infos[] = {
   { ANNOTATION_EGRESS_ALLOW, true,
     "comma list of host, *.host, host:port, IP or CIDR the proxy lets "
     "through, within the policy's egress.ceiling" },
+  { ANNOTATION_EGRESS_ASK, false,
+    "off: destinations outside the allowlist are denied without asking the "
+    "policy's approver (egress.ask); asking is never turned on here" },
   { ANNOTATION_ENV_KEEP, true,
     "comma list of variable names passed through secret scrubbing" },
   { ANNOTATION_ROOTFS, true,
@@ -205,6 +208,8 @@ parse_one (const char *key, const char *v, const struct agent_policy *policy,
       *allow_spec = v;
       return 0;
     }
+  if (strcmp (key, ANNOTATION_EGRESS_ASK) == 0)
+    return egress_ask_annotation (v, &req->ask_off, err);
   if (strcmp (key, ANNOTATION_ENV_KEEP) == 0)
     return parse_env_keep (v, policy, req, err);
   if (strcmp (key, ANNOTATION_TIMEOUT) == 0)

@@ -44,6 +44,7 @@ struct harden_request
   bool has_timeout;             /* lifetime came from run.agentrt.timeout */
   size_t *credentials;          /* indexes into policy->inject */
   size_t n_credentials;
+  bool ask_off;                 /* run.agentrt.egress.ask=off */
 };
 
 /* Parses the annotations.  Errors name the annotation, and for loosening

@@ -196,28 +196,135 @@ compare_strings (const void *a, const void *b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-/* Relative credential entries whose first component is `name` (the
- * sorted first components make a miss, the usual case, cheap). */
+/* A relative credential entry being matched below the directory `rel`
+ * where its first component was found: `rest` is what is left of it. */
+struct cred_match
+{
+  const char *entry, *rest;
+};
+
+struct cred_matches
+{
+  const char *rel; /* where the entries start */
+  struct cred_match *items;
+  size_t len;
+};
+
+static void
+cred_matches_add (struct cred_matches *m, const char *entry, const char *rest)
+{
+  m->items = xreallocarray (m->items, m->len + 1, sizeof (*m->items));
+  m->items[m->len].entry = entry;
+  m->items[m->len++].rest = rest;
+}
+
+/* The directory entry `sub` (below the bind, of kind `kind` as listed) is
+ * the credential path `entry`: masked, or where it leads when it is a
+ * symlink. */
 static int
-credential_entries (struct walk *w, const char *rel, const char *name,
-                    agentrt_error_t *err)
+mask_listed (struct walk *w, const char *rel, const char *entry,
+             const char *sub, enum host_kind kind, agentrt_error_t *err)
+{
+  if (kind == HOST_SYMLINK)
+    return check_credential (w, rel, entry, err);
+  cleanup_free char *container = path_join (w->kb->dest, sub);
+  cleanup_free char *why = xasprintf ("credential path %s in the bind mount "
+                                      "of %s", entry, w->kb->canon);
+  binds_mask (w->ctx, container, why);
+  return 0;
+}
+
+static int budget (struct walk *w, size_t n, const char *dir,
+                   agentrt_error_t *err);
+
+/* The rest of the entries m below `sub` (a directory entry below the bind,
+ * of kind `kind` as listed).  A directory is listed once and each rest's
+ * next component looked for in the listing (a bound home's .config matches
+ * some forty entries, nearly all absent: a lookup each cost more than the
+ * listing); a symlink is looked up entry by entry (the mask goes where it
+ * leads); anything else holds nothing. */
+static int
+credential_rests (struct walk *w, const char *sub, enum host_kind kind,
+                  const struct cred_matches *m, agentrt_error_t *err)
+{
+  struct host_dirent *ents = NULL;
+  size_t n = 0;
+  int r = 0;
+
+  if (kind == HOST_SYMLINK)
+    {
+      for (size_t i = 0; i < m->len; i++)
+        if (check_credential (w, m->rel, m->items[i].entry, err) < 0)
+          return -1;
+      return 0;
+    }
+  if (kind != HOST_DIR)
+    return 0;
+  cleanup_free char *dir = path_join (w->kb->canon, sub);
+  if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0
+      || budget (w, n, dir, err) < 0)
+    {
+      host_dirents_free (ents, n);
+      return -1;
+    }
+  for (size_t e = 0; r == 0 && e < n; e++)
+    {
+      const char *child = ents[e].name;
+      size_t len = strlen (child);
+      struct cred_matches deeper = { m->rel, NULL, 0 };
+      cleanup_free char *below = path_join (sub, child);
+      for (size_t i = 0; r == 0 && i < m->len; i++)
+        {
+          const char *rest = m->items[i].rest;
+          if (strncmp (rest, child, len) != 0
+              || (rest[len] != '\0' && rest[len] != '/'))
+            continue;
+          if (rest[len] == '\0')
+            r = mask_listed (w, m->rel, m->items[i].entry, below,
+                             ents[e].kind, err);
+          else
+            cred_matches_add (&deeper, m->items[i].entry, rest + len + 1);
+        }
+      if (r == 0 && deeper.len)
+        r = credential_rests (w, below, ents[e].kind, &deeper, err);
+      free (deeper.items);
+    }
+  host_dirents_free (ents, n);
+  return r;
+}
+
+/* Relative credential entries whose first component is the entry `ent`
+ * of the directory `rel` (the sorted first components make a miss, the
+ * usual case, cheap). */
+static int
+credential_entries (struct walk *w, const char *rel,
+                    const struct host_dirent *ent, agentrt_error_t *err)
 {
   const struct str_list *creds = &w->ctx->policy->credential_paths;
   const struct str_list *heads = &w->ctx->credential_heads;
+  const char *name = ent->name;
   size_t n = strlen (name);
+  struct cred_matches m = { rel, NULL, 0 };
+  int r = 0;
 
   if (!bsearch (&name, heads->items, heads->len, sizeof (char *),
                 compare_strings))
     return 0;
-  for (size_t i = 0; i < creds->len; i++)
+  cleanup_free char *sub = rel[0] ? path_join (rel, name) : xstrdup (name);
+  for (size_t i = 0; r == 0 && i < creds->len; i++)
     {
       const char *e = creds->items[i];
-      if (e[0] != '/' && strncmp (e, name, n) == 0
-          && (e[n] == '\0' || e[n] == '/')
-          && check_credential (w, rel, e, err) < 0)
-        return -1;
+      if (e[0] == '/' || strncmp (e, name, n) != 0)
+        continue;
+      if (e[n] == '\0')
+        r = mask_listed (w, rel, e, sub, ent->kind, err);
+      else if (e[n] == '/')
+        cred_matches_add (&m, e, e + n + 1);
     }
-  return 0;
+  if (r == 0 && m.len)
+    r = credential_rests (w, sub, ent->kind, &m, err);
+  free (m.items);
+  return r;
 }
 
 static bool
@@ -263,6 +370,36 @@ is_git_dir (const struct host_dirent *ents, size_t n)
   return seen == 15;
 }
 
+static void
+mask_socket (struct walk *w, const char *rel, const char *name)
+{
+  cleanup_free char *sub = rel[0] ? path_join (rel, name) : xstrdup (name);
+  cleanup_free char *container = path_join (w->kb->dest, sub);
+  binds_mask (w->ctx, container, "a unix socket in a bind mount");
+}
+
+/* The sockets of a git directory the walk does not go through (git's
+ * fsmonitor daemon listens at fsmonitor--daemon.ipc in it). */
+static int
+git_dir_sockets (struct walk *w, const char *gitdir, agentrt_error_t *err)
+{
+  cleanup_free char *dir = path_join (w->kb->canon, gitdir);
+  struct host_dirent *ents = NULL;
+  size_t n = 0;
+
+  if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0
+      || budget (w, n, dir, err) < 0)
+    {
+      host_dirents_free (ents, n);
+      return -1;
+    }
+  for (size_t i = 0; i < n; i++)
+    if (ents[i].kind == HOST_SOCKET)
+      mask_socket (w, gitdir, ents[i].name);
+  host_dirents_free (ents, n);
+  return 0;
+}
+
 /* The git directories inside a .git one: modules/NAME (submodules, which
  * nest) and worktrees/NAME. */
 static int
@@ -295,7 +432,9 @@ git_children (struct walk *w, const char *gitdir, unsigned depth,
           {
             cleanup_free char *sub = path_join (rel, ents[i].name);
             str_list_append (w->git, sub);
-            r = git_children (w, sub, depth + 1, err);
+            r = git_dir_sockets (w, sub, err);
+            if (r == 0)
+              r = git_children (w, sub, depth + 1, err);
           }
       host_dirents_free (ents, n);
       if (r < 0)
@@ -338,7 +477,8 @@ descend (struct walk *w, const char *rel, const struct host_dirent *ents,
         {
           if (w->kb->writable)
             str_list_append (w->git, sub);
-          if (git_children (w, sub, depth + 1, err) < 0)
+          if (git_dir_sockets (w, sub, err) < 0
+              || git_children (w, sub, depth + 1, err) < 0)
             return -1;
           continue;
         }
@@ -372,14 +512,9 @@ walk_dir (struct walk *w, const char *rel, unsigned depth,
     }
   for (size_t i = 0; r == 0 && i < n; i++)
     {
-      r = credential_entries (w, rel, ents[i].name, err);
+      r = credential_entries (w, rel, &ents[i], err);
       if (r == 0 && ents[i].kind == HOST_SOCKET)
-        {
-          cleanup_free char *sub = rel[0] ? path_join (rel, ents[i].name)
-                                          : xstrdup (ents[i].name);
-          cleanup_free char *container = path_join (w->kb->dest, sub);
-          binds_mask (w->ctx, container, "a unix socket in a bind mount");
-        }
+        mask_socket (w, rel, ents[i].name);
     }
   if (r == 0 && w->kb->writable && is_home (w, dir, ents, n))
     str_list_append (w->homes, rel);

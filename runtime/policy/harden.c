@@ -416,6 +416,7 @@ harden (struct oci_config *config, const struct agent_policy *policy,
 {
   struct harden_request req;
   struct harden_result r;
+  enum net_bundle_ns bundle_ns;
 
   memset (result, 0, sizeof (*result));
   memset (&r, 0, sizeof (r));
@@ -444,8 +445,15 @@ harden (struct oci_config *config, const struct agent_policy *policy,
   r.directives.rootfs = harden_rootfs (config, req.rootfs, policy, &r.changes);
   tmpfs_harden (config, policy, r.directives.rootfs, &r.changes);
   harden_limits (config, policy, &r.changes);
-  kernel_surface_harden (config, policy, &r.changes);
-  fs_mounts_harden (config, &r.changes);
+  if (policy->test_kernel_surface_off)
+    change_add (&r.changes, CHANGE_KERNEL_PATH, "kernel interfaces and "
+                "devices as the bundle has them", "test build: "
+                "AGENTRT_FAULT_LAYER_OFF=kernel-surface");
+  else
+    {
+      kernel_surface_harden (config, policy, &r.changes);
+      fs_mounts_harden (config, &r.changes);
+    }
   if (host->runtime
       && unprivileged_limits (config, policy, host->runtime, &r.changes, err) < 0)
     {
@@ -456,8 +464,18 @@ harden (struct oci_config *config, const struct agent_policy *policy,
   if (host->runtime)
     unprivileged_sidecar (host->runtime, &r.directives.sidecar_uid,
                           &r.directives.sidecar_gid, &r.changes);
-  harden_network (config, harden_namespaces (config, &r.changes), policy,
-                  &r.directives, &r.changes);
+  bundle_ns = harden_namespaces (config, &r.changes);
+  if (userns_auto_harden (config, policy, host->runtime != NULL,
+                          &r.directives.userns, &r.changes, err) < 0)
+    {
+      harden_request_release (&req);
+      harden_result_release (&r);
+      return -1;
+    }
+  harden_network (config, bundle_ns, policy, &r.directives, &r.changes);
+  egress_ask_harden (&policy->egress_ask, req.ask_off,
+                     r.directives.egress == HARDEN_EGRESS_PROXY,
+                     &r.directives.egress_ask, &r.changes);
   record_directives (&r.directives, &req, policy, &r.changes);
   harden_request_release (&req);
   *result = r;
@@ -477,6 +495,7 @@ harden_directives_release (struct harden_directives *d)
 {
   free (d->seccomp_profile);
   free (d->egress_allow);
+  egress_ask_release (&d->egress_ask);
   str_list_free (&d->env_keep);
   for (size_t i = 0; i < d->n_credentials; i++)
     {
@@ -515,7 +534,9 @@ harden_directives_write_json (const struct harden_directives *d,
   json_kv_string (w, "egress", harden_egress_name (d->egress));
   json_kv_string (w, "egressAllow", d->egress_allow);
   json_kv_bool (w, "egressAllowBroad", d->egress_allow_broad);
+  egress_ask_write_json (&d->egress_ask, "egressAsk", w);
   net_plan_write_json (&d->net_facts, w);
+  json_kv_string (w, "userns", harden_userns_name (d->userns));
   write_list (w, "envKeep", &d->env_keep);
   json_key (w, "credentials");
   json_begin_array (w);

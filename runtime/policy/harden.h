@@ -19,6 +19,7 @@
 #include "changes.h"
 #include "host_view.h"
 #include "policy.h"
+#include "userns_auto.h"
 
 /* Where the egress proxy listens inside the agent's network namespace, as
  * the proxy variables the agent's processes get. */
@@ -75,12 +76,19 @@ struct harden_directives
    * be parsed with allowlist_parse (spec, egress_allow_broad). */
   char *egress_allow;
   bool egress_allow_broad;
+  /* Asking the approver (socket NULL: never; runtime/policy/egress_ask.h). */
+  struct egress_ask_policy egress_ask;
   /* The network: the facts its plan is decided from (the bundle's
    * namespace as the bundle asked, before the hardening added one; its
    * hooks; egress; the policy's uplink), completed by the runtime (a pod's
    * shared namespace, `run`'s own monitor).  The plan is never stored: it
    * is net_plan_decide (&net_facts) (runtime/policy/net_plan.h). */
   struct net_inputs net_facts;
+
+  /* The user namespace (runtime/policy/userns_auto.h): with
+   * HARDEN_USERNS_AUTO the runtime allocates a range and maps it
+   * (userns_auto_map), and idmaps the rootfs and the binds. */
+  enum harden_userns userns;
 
   /* Variable names let through scrubbing (run.agentrt.env.keep): exec'd
    * processes are scrubbed with the same list (harden_process). */

@@ -2,7 +2,20 @@
  * openat2, every question below them answered through the open source
  * without following a symlink.  With host_facts.c the only files of
  * runtime/policy/ that touch the filesystem; the hardening step itself
- * stays pure. */
+ * stays pure.
+ *
+ * The bind scan walks a tree depth first: the directories it listed last
+ * stay open (a chain from a source down, struct open_dir), and the next
+ * question is resolved from the deepest of them that holds its path, one
+ * component or a few, with the same RESOLVE_BENEATH and no symlinks as
+ * from the source (a path resolved from the source each time cost the
+ * scan a walk of the whole path per directory and per entry looked up).
+ * Every directory on the chain was beneath its source when it was opened:
+ * no symlink and no ".." leads out of it.  One renamed out of the source
+ * while it is open is read where it went, as a directory renamed between
+ * the open and the read always was: the scan reads a tree others may be
+ * changing, and judges what it read (what changes after it is not judged
+ * either way). */
 #include "config.h"
 
 #include <dirent.h>
@@ -30,11 +43,25 @@ struct open_source
   int fd; /* O_PATH */
 };
 
+/* A directory the scan listed, still open (O_RDONLY | O_DIRECTORY). */
+struct open_dir
+{
+  char *path;    /* canonical */
+  size_t source; /* the source it was opened below (index) */
+  int fd;
+};
+
+/* As deep as the chain of open directories goes (the policy's scan depth
+ * is 8 by default); deeper ones are resolved from the deepest kept. */
+#define OPEN_DIRS_MAX 32
+
 struct system_ctx
 {
   const char *bundle;
   struct open_source *sources;
   size_t n_sources;
+  struct open_dir dirs[OPEN_DIRS_MAX]; /* dirs[i + 1] is below dirs[i] */
+  size_t n_dirs;
   struct str_list homes;
   struct str_list private_dirs;
 };
@@ -112,6 +139,53 @@ source_of (const struct system_ctx *c, const char *path, const char **rest)
   if (best)
     *rest = strcmp (best->canonical, "/") == 0 ? path + 1 : path + best_len;
   return best;
+}
+
+static void
+dirs_pop (struct system_ctx *c, size_t keep)
+{
+  while (c->n_dirs > keep)
+    {
+      struct open_dir *d = &c->dirs[--c->n_dirs];
+      free (d->path);
+      close (d->fd);
+    }
+}
+
+/* Where `path` (below the open source s) is resolved from: the deepest
+ * open directory of s's that is it or holds it, else s itself; *rest is
+ * the path after it ("" when it is the path).  Open directories that do
+ * not hold it are closed: the walk is done with them. */
+static int
+anchor_of (struct system_ctx *c, const struct open_source *s,
+           const char *path, const char **rest)
+{
+  size_t src = (size_t) (s - c->sources), keep = 0;
+
+  while (keep < c->n_dirs && c->dirs[keep].source == src
+         && path_is_under (path, c->dirs[keep].path))
+    keep++;
+  dirs_pop (c, keep);
+  if (keep == 0)
+    return s->fd; /* *rest is the path after the source already */
+  *rest = path + strlen (c->dirs[keep - 1].path);
+  return c->dirs[keep - 1].fd;
+}
+
+/* Keeps the directory `path` (below source s, opened as fd) open for what
+ * is asked below it next; takes fd. */
+static void
+dirs_push (struct system_ctx *c, const struct open_source *s,
+           const char *path, int fd)
+{
+  if (c->n_dirs == OPEN_DIRS_MAX)
+    {
+      close (fd);
+      return;
+    }
+  c->dirs[c->n_dirs].path = xstrdup (path);
+  c->dirs[c->n_dirs].source = (size_t) (s - c->sources);
+  c->dirs[c->n_dirs++].fd = fd;
 }
 
 /* Opens `path` for good into *fd.  With follow, symlinks in it are
@@ -196,6 +270,33 @@ symlink_target (const char *path)
   return realpath (path, NULL);
 }
 
+/* Single components are stat'ed where they are (a name of a directory
+ * entry has no '/', and "." and ".." go through openat2, which keeps
+ * them beneath); longer paths are opened without following anything. */
+static int
+stat_beneath (int dfd, const char *rest, struct stat *st)
+{
+  int fd;
+
+  while (*rest == '/')
+    rest++;
+  if (*rest && strchr (rest, '/') == NULL && strcmp (rest, ".") != 0
+      && strcmp (rest, "..") != 0)
+    return fstatat (dfd, rest, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+  fd = openat2_resolve (dfd, rest, O_PATH | O_NOFOLLOW,
+                        RESOLVE_BENEATH | NO_SYMLINKS);
+  if (fd < 0)
+    return fd;
+  if (fstat (fd, st) < 0)
+    fd = -errno;
+  else
+    {
+      close (fd);
+      fd = 0;
+    }
+  return fd;
+}
+
 static int
 system_lookup (void *ctx, const char *path, struct host_node *node,
                char **target, agentrt_error_t *err)
@@ -204,29 +305,23 @@ system_lookup (void *ctx, const char *path, struct host_node *node,
   const char *rest = NULL;
   const struct open_source *s = source_of (c, path, &rest);
   struct stat st;
-  int fd;
+  int r;
 
   memset (node, 0, sizeof (*node));
   if (target)
     *target = NULL;
   if (s == NULL)
-    fd = lstat (path, &st) < 0 ? -errno : 0;
+    r = lstat (path, &st) < 0 ? -errno : 0;
   else
     {
-      fd = openat2_resolve (s->fd, rest, O_PATH | O_NOFOLLOW,
-                            RESOLVE_BENEATH | NO_SYMLINKS);
-      if (fd >= 0)
-        {
-          int r = fstat (fd, &st);
-          close (fd);
-          fd = r < 0 ? -errno : 0;
-        }
+      int dfd = anchor_of (c, s, path, &rest);
+      r = stat_beneath (dfd, rest, &st);
     }
-  if (fd == -ELOOP)
+  /* a symlink on the way (ELOOP), or the last component one */
+  if (r == -ELOOP)
     st.st_mode = S_IFLNK;
-  else if (fd < 0)
-    return is_missing (-fd) ? 0
-                            : agentrt_error (err, -fd, "inspect `%s`", path);
+  else if (r < 0)
+    return is_missing (-r) ? 0 : agentrt_error (err, -r, "inspect `%s`", path);
   node_of (&st, node);
   if (node->kind == HOST_SYMLINK && target)
     *target = symlink_target (path);
@@ -234,11 +329,11 @@ system_lookup (void *ctx, const char *path, struct host_node *node,
 }
 
 static enum host_kind
-dirent_kind (int dfd, const struct dirent *de)
+dirent_kind (int dfd, unsigned char type, const char *name)
 {
   struct stat st;
 
-  switch (de->d_type)
+  switch (type)
     {
     case DT_REG:
       return HOST_FILE;
@@ -253,12 +348,48 @@ dirent_kind (int dfd, const struct dirent *de)
     case DT_LNK:
       return HOST_SYMLINK;
     case DT_UNKNOWN:
-      if (fstatat (dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+      if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
         return kind_of (st.st_mode);
       return HOST_OTHER;
     default:
       return HOST_OTHER;
     }
+}
+
+/* Appends a directory entry, growing the array geometrically. */
+static void
+dirent_add (struct host_dirent **entries, size_t *n, size_t *cap,
+            const char *name, enum host_kind kind)
+{
+  if (*n == *cap)
+    {
+      *cap = *cap ? 2 * *cap : 16;
+      *entries = xreallocarray (*entries, *cap, sizeof (**entries));
+    }
+  (*entries)[*n].name = xstrdup (name);
+  (*entries)[(*n)++].kind = kind;
+}
+
+/* Reads the open directory dfd's entries ("." and ".." left out). */
+static int
+read_entries (int dfd, struct host_dirent **entries, size_t *n)
+{
+  /* d_name is at most NAME_MAX + 1 bytes: one record always fits */
+  char buf[8192] __attribute__ ((aligned (8)));
+  size_t cap = 0;
+  ssize_t len;
+
+  while ((len = getdents64 (dfd, buf, sizeof buf)) > 0)
+    for (ssize_t off = 0; off < len;)
+      {
+        struct dirent64 *de = (struct dirent64 *) (buf + off);
+        off += de->d_reclen;
+        if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+          continue;
+        dirent_add (entries, n, &cap, de->d_name,
+                    dirent_kind (dfd, de->d_type, de->d_name));
+      }
+  return len < 0 ? -errno : 0;
 }
 
 static int
@@ -268,47 +399,36 @@ system_list_dir (void *ctx, const char *dir, struct host_dirent **entries,
   struct system_ctx *c = ctx;
   const char *rest = NULL;
   const struct open_source *s = source_of (c, dir, &rest);
-  cleanup_dir DIR *d = NULL;
-  struct dirent *de;
-  int fd;
+  cleanup_close int fd = -1;
+  int r, dfd;
 
   *entries = NULL;
   *n = 0;
   if (s == NULL)
     return agentrt_error (err, EINVAL, "list `%s`: not below a bind source",
                           dir);
-  fd = openat2_resolve (s->fd, rest, O_RDONLY | O_DIRECTORY,
-                        RESOLVE_BENEATH | NO_SYMLINKS);
+  dfd = anchor_of (c, s, dir, &rest);
+  r = openat2_resolve (dfd, rest, O_RDONLY | O_DIRECTORY,
+                       RESOLVE_BENEATH | NO_SYMLINKS);
   /* listed as a directory a moment ago: it changed meanwhile, and what it
    * holds now cannot be judged (fail closed; another container renaming
    * things in a shared volume makes the create fail, not pass) */
-  if (fd == -ELOOP || fd == -ENOENT || fd == -ENOTDIR)
-    return agentrt_error (err, -fd, "`%s` changed while it was being "
+  if (r == -ELOOP || r == -ENOENT || r == -ENOTDIR)
+    return agentrt_error (err, -r, "`%s` changed while it was being "
                           "checked", dir);
-  if (fd < 0)
-    return agentrt_error (err, -fd, "open directory `%s`", dir);
-  d = fdopendir (fd);
-  if (d == NULL)
+  if (r < 0)
+    return agentrt_error (err, -r, "open directory `%s`", dir);
+  fd = r;
+  r = read_entries (fd, entries, n);
+  if (r < 0)
     {
-      int e = errno;
-      close (fd);
-      return agentrt_error (err, e, "read directory `%s`", dir);
-    }
-  for (errno = 0; (de = readdir (d)) != NULL; errno = 0)
-    {
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      *entries = xreallocarray (*entries, *n + 1, sizeof (**entries));
-      (*entries)[*n].name = xstrdup (de->d_name);
-      (*entries)[(*n)++].kind = dirent_kind (dirfd (d), de);
-    }
-  if (errno != 0)
-    {
-      int e = errno;
       host_dirents_free (steal_pointer (entries), *n);
       *n = 0;
-      return agentrt_error (err, e, "read directory `%s`", dir);
+      return agentrt_error (err, -r, "read directory `%s`", dir);
     }
+  /* what is asked next is below it (the walk goes depth first) */
+  if (rest[0] != '\0' && strcmp (rest, "/") != 0)
+    dirs_push (c, s, dir, steal_fd (&fd));
   return 0;
 }
 
@@ -363,6 +483,7 @@ host_view_system_release (struct host_view *view)
 
   if (c == NULL)
     return;
+  dirs_pop (c, 0);
   for (size_t i = 0; i < c->n_sources; i++)
     {
       free (c->sources[i].canonical);

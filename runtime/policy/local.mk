@@ -11,6 +11,7 @@ libpolicy_a_SOURCES = \
 	runtime/policy/changes.c runtime/policy/changes.h \
 	runtime/policy/credentials.c runtime/policy/credentials.h \
 	runtime/policy/device_allow.c runtime/policy/device_allow.h \
+	runtime/policy/egress_ask.c runtime/policy/egress_ask.h \
 	runtime/policy/egress_policy.c runtime/policy/egress_policy.h \
 	runtime/policy/env_names.c runtime/policy/env_names.h \
 	runtime/policy/env_scrub.c runtime/policy/env_scrub.h \
@@ -28,7 +29,8 @@ libpolicy_a_SOURCES = \
 	runtime/policy/policy_layer.c runtime/policy/policy_layer.h \
 	runtime/policy/privileges.c runtime/policy/privileges.h \
 	runtime/policy/tmpfs.c runtime/policy/tmpfs.h \
-	runtime/policy/unprivileged.c runtime/policy/unprivileged.h
+	runtime/policy/unprivileged.c runtime/policy/unprivileged.h \
+	runtime/policy/userns_auto.c runtime/policy/userns_auto.h
 
 # What a program using the hardening step links, in order.
 POLICY_LIBS = libpolicyfile.a libpolicy.a libegress.a liboci.a libcommon.a \
@@ -38,12 +40,14 @@ POLICY_TESTS = \
 	tests/unit/test-policy-credentials \
 	tests/unit/test-policy-env \
 	tests/unit/test-policy-annotations \
+	tests/unit/test-policy-ask \
 	tests/unit/test-policy-binds \
 	tests/unit/test-policy-harden \
 	tests/unit/test-policy-netplan \
 	tests/unit/test-policy-file \
 	tests/unit/test-policy-layer \
 	tests/unit/test-policy-unprivileged \
+	tests/unit/test-policy-userns \
 	tests/unit/test-policy-record \
 	tests/unit/test-policy-hostview
 check_PROGRAMS += $(POLICY_TESTS)
@@ -55,11 +59,13 @@ EXTRA_DIST += tests/unit/policy-fakehost.h docs/policy.md \
 tests_unit_test_policy_credentials_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_env_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_annotations_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_ask_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_binds_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_harden_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_netplan_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_file_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_layer_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_unprivileged_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_userns_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_record_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_hostview_LDADD = $(POLICY_LIBS)

@@ -58,6 +58,14 @@ policy_init_defaults (struct agent_policy *policy)
   policy->trust_store = xstrdup (POLICY_DEFAULT_TRUST_STORE);
   policy->egress_uplink = NET_UPLINK_AUTO;
   policy->egress_transparent = true;
+  egress_ask_defaults (&policy->egress_ask);
+  /* off until an engine's overlay rootfs can be idmapped (overlayfs has
+   * no idmapped mounts: docs/userns.md, "Not yet the default") */
+  policy->userns_mode = POLICY_USERNS_OFF;
+  policy->userns_subid_user = xstrdup (POLICY_USERNS_SUBID_USER);
+  policy->userns_pool_uid = POLICY_USERNS_POOL_START;
+  policy->userns_pool_gid = POLICY_USERNS_POOL_START;
+  policy->userns_pool_size = POLICY_USERNS_POOL_SIZE;
   policy->seccomp_profile = xstrdup (POLICY_DEFAULT_SECCOMP_PROFILE);
   policy->sidecar_uid = 65534;
   policy->sidecar_gid = 65534;
@@ -82,7 +90,25 @@ policy_release (struct agent_policy *policy)
   for (size_t i = 0; i < policy->n_inject; i++)
     credential_decl_release (&policy->inject[i]);
   free (policy->inject);
+  egress_ask_release (&policy->egress_ask);
+  free (policy->userns_subid_user);
   memset (policy, 0, sizeof (*policy));
+}
+
+const char *
+policy_userns_name (enum policy_userns mode)
+{
+  return mode == POLICY_USERNS_OFF ? "off" : "auto";
+}
+
+int
+policy_userns_from_name (const char *name)
+{
+  if (strcmp (name, "auto") == 0)
+    return POLICY_USERNS_AUTO;
+  if (strcmp (name, "off") == 0)
+    return POLICY_USERNS_OFF;
+  return -1;
 }
 
 /* Reads the leading decimal digits of s into *n (no sign, at least one

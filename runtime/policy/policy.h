@@ -15,6 +15,7 @@
 #include "oci/config.h"
 #include "runtime/egress/poll_window.h"
 #include "runtime/policy/credentials.h"
+#include "runtime/policy/egress_ask.h"
 #include "runtime/policy/net_plan.h"
 
 #ifndef AGENTRT_DATADIR
@@ -36,6 +37,19 @@ enum policy_unenforceable
   POLICY_UNENFORCEABLE_FAIL,  /* "fail" */
   POLICY_UNENFORCEABLE_ALLOW, /* "allow" */
 };
+
+enum policy_userns
+{
+  POLICY_USERNS_AUTO, /* "auto": a user namespace of its own (docs/userns.md) */
+  POLICY_USERNS_OFF,  /* "off" (the default for now): the agent's root is
+                         the host's (recorded) */
+};
+
+/* The built-in pool of host ids for user namespaces: 0x70000000 to
+ * 0x7FFDFFFF (docs/userns.md says why there). */
+#define POLICY_USERNS_POOL_START 1879048192u
+#define POLICY_USERNS_POOL_SIZE 268304384u
+#define POLICY_USERNS_SUBID_USER "agentrt"
 
 struct agent_policy
 {
@@ -128,6 +142,28 @@ struct agent_policy
    * DNS query to its stub, so that programs that ignore proxy variables
    * are judged too.  false: proxy only (recorded). */
   bool egress_transparent;
+  /* Asking a person about a destination outside the allowlist
+   * (egress.ask, runtime/policy/egress_ask.h): off unless the policy names
+   * the approver's socket. */
+  struct egress_ask_policy egress_ask;
+
+  /* User namespaces (docs/userns.md): whether a hardened container the
+   * bundle gives none gets one of its own (mode), and the host ids the
+   * ranges come from: the policy's pool when it names one (has_pool),
+   * else the ranges /etc/subuid and /etc/subgid give subid_user, else the
+   * built-in pool. */
+  enum policy_userns userns_mode;
+  char *userns_subid_user;
+  bool userns_has_pool;
+  uint32_t userns_pool_uid;
+  uint32_t userns_pool_gid;
+  uint32_t userns_pool_size;
+
+  /* Test builds only (runtime/fault.h, AGENTRT_FAULT_LAYER_OFF
+   * "kernel-surface"): the kernel interfaces and the device allowlist are
+   * left as the bundle has them, to show what the user namespace stops
+   * alone.  No policy file can set it. */
+  bool test_kernel_surface_off;
 
   /* The agent seccomp profile stacked on the bundle's filter.  NULL only
    * when the policy file disables it explicitly ("profile": null). */
@@ -141,6 +177,10 @@ struct agent_policy
   uint32_t sidecar_busy_poll_us;
   char *audit_dir;
 };
+
+/* "auto", "off"; and back (-1: neither). */
+const char *policy_userns_name (enum policy_userns mode);
+int policy_userns_from_name (const char *name);
 
 /* Fills *policy with the built-in defaults (the list). */
 void policy_init_defaults (struct agent_policy *policy);

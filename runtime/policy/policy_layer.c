@@ -171,7 +171,11 @@ check_egress (const struct agent_policy *a, const struct agent_policy *m,
                             "egress.uplink", err) < 0
       /* false: a program that ignores the proxy variables reaches nothing */
       || check_allow (a->egress_transparent, m->egress_transparent, origin,
-                      "egress.transparent", err) < 0)
+                      "egress.transparent", err) < 0
+      /* off (null) tightens; on, or another approver, loosens */
+      || (m->egress_ask.socket
+          && check_same_string (a->egress_ask.socket, m->egress_ask.socket, origin,
+                                "egress.ask", err) < 0))
     return -1;
   r = egress_policy_ceiling_within (&m->egress_ceiling, &a->egress_ceiling,
                                     &bad, err);
@@ -211,6 +215,27 @@ check_credentials (const struct agent_policy *a, const struct agent_policy *m,
                             "credentials.trustStore", err);
 }
 
+/* The user namespace: the user may not turn it off, nor choose the ids
+ * (the ranges are shared by every user of the host). */
+static int
+check_userns (const struct agent_policy *a, const struct agent_policy *m,
+              const char *origin, agentrt_error_t *err)
+{
+  if (m->userns_mode == POLICY_USERNS_OFF && a->userns_mode != POLICY_USERNS_OFF)
+    return looser (err, origin, "userns.mode", "\"off\" where the admin "
+                   "policy says \"auto\"");
+  if (check_same_string (a->userns_subid_user, m->userns_subid_user, origin,
+                         "userns.subidUser", err) < 0)
+    return -1;
+  if (a->userns_has_pool != m->userns_has_pool
+      || a->userns_pool_uid != m->userns_pool_uid
+      || a->userns_pool_gid != m->userns_pool_gid
+      || a->userns_pool_size != m->userns_pool_size)
+    return looser (err, origin, "userns.pool", "only the admin policy "
+                   "chooses the host ids of user namespaces");
+  return 0;
+}
+
 int
 policy_layer_check (const struct agent_policy *admin,
                     const struct agent_policy *merged, const char *origin,
@@ -220,6 +245,7 @@ policy_layer_check (const struct agent_policy *admin,
       || check_limits (admin, merged, origin, err) < 0
       || check_egress (admin, merged, origin, err) < 0
       || check_credentials (admin, merged, origin, err) < 0
+      || check_userns (admin, merged, origin, err) < 0
       || check_same_string (admin->seccomp_profile, merged->seccomp_profile,
                             origin, "seccomp.profile", err) < 0)
     return -1;

@@ -14,7 +14,9 @@ runtime's half; runtime/netns_rules.c), here with the `ip` and `nft`
 commands: default routes out of lo, and nftables rules that REDIRECT every
 DNS query (UDP and TCP port 53, any address) to the stub and every other
 TCP connection to a non-loopback address to the transparent listener, and
-drop every other packet that would leave lo.
+drop every other packet that would leave lo.  With --approver PATH it
+connects to that unix socket (the policy's egress.ask) as the runtime's
+monitor does and passes the connection as --approver-fd.
 
 With --ca FILE (what `agentrt-egress --make-ca` wrote: key, then
 certificate) and one or more --credential NAME:HEADER:STANDIN:VALUE_FILE:
@@ -128,6 +130,7 @@ def main():
     p.add_argument("--redirect", action="store_true")
     p.add_argument("--ca")
     p.add_argument("--credential", action="append", default=[])
+    p.add_argument("--approver")
     args, extra = p.parse_known_args()
 
     tcp, udp = socket.SOCK_STREAM, socket.SOCK_DGRAM
@@ -150,6 +153,10 @@ def main():
         fds["--hosts-fd"] = os.open(args.hosts, os.O_RDONLY)
     if args.resolv_conf:
         fds["--resolv-conf-fd"] = os.open(args.resolv_conf, os.O_RDONLY)
+    if args.approver:
+        approver = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        approver.connect(args.approver)
+        fds["--approver-fd"] = approver.fileno()
     if args.ca:
         fds["--credentials-fd"] = credential_message(args.ca, args.credential)
     argv = [args.proxy, "--id", args.id, "--allow", args.allow]

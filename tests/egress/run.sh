@@ -876,6 +876,9 @@ else
   echo "# skip: injected credentials need openssl and git"
 fi
 
+# --- asking a person (issue 18) ---------------------------------------------------
+. "$HERE/ask.sh"
+
 if [ -s "$T/proxy.err" ]; then not_ok "no stderr from the proxies" "$(cat "$T/proxy.err")"
 else ok "no stderr from the proxies"; fi
 

@@ -10,7 +10,7 @@
 # runc, the control, the same bundle carrying the value the way it is done
 # without agentrt (env) shows the same search finds it.  A value that
 # cannot be read, a name the policy does not declare: create refused,
-# naming it.
+# naming it.  Next to an approver (egress.ask) both reach the sidecar.
 
 load helpers
 load helpers/hardening
@@ -162,6 +162,31 @@ ct_pids ()
   found=$(token_found "$pid")
   [[ $found == *"environ $pid"* ]] || fail "under $CONTROL_RUNTIME the search finds nothing: $found"
   control kill ctl-cred KILL
+}
+
+@test "credentials: next to an approver (egress.ask): both reach the sidecar, each its own fd" {
+  local sock=$BATS_TEST_TMPDIR/approve.sock approver
+  hardening_policy '.credentials = {trustStore: $t, inject: [{name: "GH", source: ("file:" + $f),
+      hosts: ["api.test"]}]} | .egress.ask = {socket: $s, timeout: 10}' \
+    --arg t "$CRED_DIR/root.pem" --arg f "$CRED_DIR/token" --arg s "$sock" || return 1
+  "$RUNTIME" approve --socket "$sock" --allow-pattern 'other.*:80' --auto-deny-after 1 \
+    </dev/null >"$BATS_TEST_TMPDIR/approve.out" 2>&1 &
+  approver=$!
+  cleanup_add "kill $approver"
+  for _ in $(seq 100); do
+    grep -q "listening on $sock" "$BATS_TEST_TMPDIR/approve.out" 2>/dev/null && break
+    sleep 0.1
+  done
+  add_annotation run.agentrt.credentials GH
+  run_ct sh -c "printf 'api: '; $CURL -sS -H \"Authorization: Bearer \$GH\" https://api.test:8443/api
+    printf 'asked: '; $CURL -sS http://other.test/"
+  [[ $status -eq 0 ]] || fail "status $status: $output"$'\n'"$(cat "$AUDIT_DIR"/*.jsonl)"
+  has_line "api: real token received"
+  has_line "asked: hello from other"
+  grep -q '"event":"inject".*"credential":"GH"' "$AUDIT_DIR"/*.jsonl \
+    || fail "no inject line: $(cat "$AUDIT_DIR"/*.jsonl)"
+  grep -q '"event":"ask".*"host":"other.test".*"answer":"allow-once"' "$AUDIT_DIR"/*.jsonl \
+    || fail "no ask line: $(cat "$AUDIT_DIR"/*.jsonl)"
 }
 
 @test "credentials: a value that cannot be read fails the create, naming it" {

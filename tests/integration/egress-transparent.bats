@@ -266,11 +266,14 @@ dns_questions ()
 @test "transparent: in a user namespace (the init makes the agent's namespace, the runtime installs the rules)" {
   requires userns
   open_bundle_path
-  # the test's name files in the image, not bound from a directory the
-  # mapped root cannot reach
+  # an image of the mapped range, as engines unpack one for it: a copy of
+  # its own (copy_rootfs hard-links the cache's symlinks and device nodes,
+  # which chown -R would change for every later test), with the test's
+  # name files in it, not bound from a directory the mapped root cannot
+  # reach
+  rm -rf "$ROOTFS" && cp -a "$(rootfs_cache)" "$ROOTFS" || return 1
   cp "$EGRESS_RESOLV" "$ROOTFS/etc/resolv.conf"
   cp "$EGRESS_HOSTS" "$ROOTFS/etc/hosts"
-  # an image of the mapped range, as engines unpack one for it
   chown -R 100000:100000 "$ROOTFS"
   update_config '.mounts |= map(select(.destination != "/etc/hosts" and .destination != "/etc/resolv.conf"))
     | .linux.namespaces += [{type: "user"}]

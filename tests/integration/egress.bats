@@ -304,28 +304,29 @@ standalone_bundle ()
     || fail "the uplink was not recorded: $(audit_events create)"
 }
 
-@test "egress: egress.uplink bundle keeps a standalone bundle's own empty namespace as the way out: nothing is reached" {
-  hardening_policy '.egress.uplink = "bundle"' || return 1
-  add_annotation run.agentrt.egress.allow web.test
+# standalone_reaches_nothing JQ: the standalone bundle's wget of the
+# allowlisted web.test reaches nothing, and the create event's
+# directives.network satisfies JQ.
+standalone_reaches_nothing ()
+{
   standalone_bundle
   set_cmd sh -c 'busybox wget -q -O - http://web.test/ 2>&1; echo wget=$?'
   egress_hostnet run --bundle "$BUNDLE" "$CT_ID" >"$BATS_TEST_TMPDIR/out" 2>&1 </dev/null && status=0 || status=$?
   output=$(<"$BATS_TEST_TMPDIR/out")
   check_status 0
   [[ $output != *"hello from web"* && $output == *"wget=1"* ]] || fail "$output"
-  audit_events create | jq -e '.directives.network | .uplink == "bundle" and .agent == "inner" and .outside == "bundle"' >/dev/null \
+  audit_events create | jq -e ".directives.network | $1" >/dev/null \
     || fail "$(audit_events create)"
+}
+
+@test "egress: egress.uplink bundle keeps a standalone bundle's own empty namespace as the way out: nothing is reached" {
+  hardening_policy '.egress.uplink = "bundle"' || return 1
+  add_annotation run.agentrt.egress.allow web.test
+  standalone_reaches_nothing '.uplink == "bundle" and .agent == "inner" and .outside == "bundle"'
 }
 
 @test "egress: a new namespace an engine left unconfigured (Podman's --network none, io.container.manager) stays its way out: nothing is reached" {
   add_annotation run.agentrt.egress.allow web.test
   add_annotation io.container.manager libpod
-  standalone_bundle
-  set_cmd sh -c 'busybox wget -q -O - http://web.test/ 2>&1; echo wget=$?'
-  egress_hostnet run --bundle "$BUNDLE" "$CT_ID" >"$BATS_TEST_TMPDIR/out" 2>&1 </dev/null && status=0 || status=$?
-  output=$(<"$BATS_TEST_TMPDIR/out")
-  check_status 0
-  [[ $output != *"hello from web"* && $output == *"wget=1"* ]] || fail "$output"
-  audit_events create | jq -e '.directives.network | .engine and .uplink == "auto" and .agent == "inner" and .outside == "bundle"' >/dev/null \
-    || fail "$(audit_events create)"
+  standalone_reaches_nothing '.engine and .uplink == "auto" and .agent == "inner" and .outside == "bundle"'
 }

@@ -43,6 +43,7 @@ load helpers/fault
 @test "fault: create killed at done, then delete --force leaves nothing" { fault_create_case create:done plain; }
 
 @test "fault: hardened create killed at judged (bind sources open, nothing made yet), then delete --force leaves nothing" { fault_create_case create:judged hardened; }
+@test "fault: hardened create killed at userns (a range allocated, no state dir), then delete --force leaves nothing" { FAULT_USERNS=auto fault_create_case create:userns hardened; }
 @test "fault: hardened create killed at state-dir, then delete --force leaves nothing" { fault_create_case create:state-dir hardened; }
 @test "fault: hardened create killed at state-saved, then delete --force leaves nothing" { fault_create_case create:state-saved hardened; }
 @test "fault: hardened create killed at monitor-preparing (the monitor forked, no init yet), then delete --force leaves nothing" { fault_create_case create:monitor-preparing hardened; }
@@ -97,6 +98,7 @@ load helpers/fault
 @test "fault: delete killed after stopping the helpers, a second delete --force finishes" { fault_delete_case delete:helpers-stopped plain; }
 @test "fault: hardened delete killed after killing the processes, a second delete --force finishes" { fault_delete_case delete:processes-killed hardened; }
 @test "fault: hardened delete killed after stopping the helpers, a second delete --force finishes" { fault_delete_case delete:helpers-stopped hardened; }
+@test "fault: hardened delete killed after releasing the user namespace range, a second delete --force finishes" { FAULT_USERNS=auto fault_delete_case delete:userns-released hardened; }
 
 @test "fault: a hardened container whose create was killed before its monitor ran cannot be started" {
   fault_setup hardened

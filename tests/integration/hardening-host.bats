@@ -23,27 +23,11 @@ teardown ()
   teardown_bundle
 }
 
-# privileged_bundle: what `docker run --privileged` turns a bundle into:
-# every capability (careless_bundle), /sys and the cgroup mount
-# read-write, no masked or read-only paths, every device allowed.
-privileged_bundle ()
-{
-  update_config '.linux.maskedPaths = [] | .linux.readonlyPaths = []
-    | (.mounts[] | select(.type == "sysfs" or .type == "cgroup" or .type == "cgroup2")).options
-        |= (map(select(. != "ro")) + ["rw"])
-    | .linux.resources.devices = [{allow: true, access: "rwm"}]'
-}
-
-# The kernel settings a root process could change the host with, and the
-# container's own cgroup limits (v2 or v1 path, whichever it has; the
-# files this kernel lacks are left out).
-KERNEL_WRITES='for f in /proc/sys/kernel/core_pattern /sys/kernel/uevent_helper \
-  /proc/sysrq-trigger /sys/kernel/mm/transparent_hugepage/enabled \
-  /sys/fs/cgroup/pids.max /sys/fs/cgroup/pids/pids.max; do
-  [ -e "$f" ] || continue; printf "%s: " "$f"; attack openw "$f"; done'
-
 @test "hardening: a privileged bundle's /proc, /sys and cgroup mounts come out read-only" {
   requires_control
+  # this layer alone: the user namespace refuses the writes before the
+  # read-only mounts do (userns-depth.bats shows it on its own)
+  hardening_policy '.userns.mode = "off"'
   privileged_bundle
   run_ct sh -c "$KERNEL_WRITES"
   [[ $(grep -c ATTACK-BLOCKED <<<"$output") -ge 3 ]] || fail "too few checks: $output"
@@ -83,6 +67,9 @@ KERNEL_WRITES='for f in /proc/sys/kernel/core_pattern /sys/kernel/uevent_helper 
   # a loop device: a block device the host lets root open
   disk=$(stat -c '%t:%T' /dev/loop0 2>/dev/null) || skip "no /dev/loop0"
   disk=$((16#${disk%:*})):$((16#${disk#*:}))
+  # this layer alone: in the user namespace the image's nodes are on a
+  # nodev mount before the device rules judge them (userns-depth.bats)
+  hardening_policy '.userns.mode = "off"'
   privileged_bundle
   update_config '.linux.devices += [{path: "/dev/kmsg", type: "c", major: 1, minor: 11},
       {path: "/dev/hostdisk", type: "b", major: $ma, minor: $mi}]' \

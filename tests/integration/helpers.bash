@@ -488,6 +488,19 @@ status_field ()
   awk -v f="$2:" '$1 == f { print $2 }' <<<"$1"
 }
 
+# open_bundle_path: the bundle reachable by a bundle's own user namespace's
+# root (its init walks the rootfs path as that root): every directory from
+# the bats run's down made searchable.
+open_bundle_path ()
+{
+  local d=$BUNDLE
+  while [[ $d == "$BATS_RUN_TMPDIR"* ]]; do
+    chmod a+x "$d"
+    d=$(dirname "$d")
+  done
+  chmod a+rx "$BUNDLE"
+}
+
 # host_dir NAME: an empty directory BATS_TEST_TMPDIR/NAME (printed).
 host_dir ()
 {

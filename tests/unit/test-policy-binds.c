@@ -48,6 +48,19 @@ static const struct fake_node host_nodes[] = {
   { "/home/s/.ssh", 'l', "/home/s/dotfiles/ssh" },
   { "/home/s/dotfiles/ssh/id_rsa", 'f', NULL },
   { "/home/s/work/app.py", 'f', NULL },
+  /* a home whose .config is a symlink into its dotfiles, with credential
+   * entries of two and three components, and ones that end early */
+  { "/home/t/.profile", 'f', NULL },
+  { "/home/t/.config", 'l', "/home/t/dotfiles/config" },
+  { "/home/t/dotfiles/config/gh/hosts.yml", 'f', NULL },
+  { "/home/t/dotfiles/config/helm/registry/config.json", 'f', NULL },
+  { "/home/t/dotfiles/config/nvim/init.lua", 'f', NULL },
+  { "/home/t/.local/share/keyrings/login.keyring", 'f', NULL },
+  { "/home/t/.local/share/containers/podman/machine/m.json", 'f', NULL },
+  { "/home/t/.local/share/fish", 'l', "fish-data" },
+  { "/home/t/.local/share/fish-data/fish_history", 'f', NULL },
+  { "/home/t/.docker", 'f', NULL },
+  { "/home/t/.terraform.d/plugins/p", 'f', NULL },
   /* homes deeper down */
   { "/srv/homes/alice/.ssh/id_rsa", 'f', NULL },
   { "/srv/homes/bob/team/.aws/credentials", 'f', NULL },
@@ -67,6 +80,9 @@ static const struct fake_node host_nodes[] = {
   { "/srv/proj/.git/modules/lib/config", 'f', NULL },
   { "/srv/proj/.git/modules/lib/hooks/x", 'f', NULL },
   { "/srv/proj/sub/.git/HEAD", 'f', NULL },
+  /* git's fsmonitor daemon listens in the git directory */
+  { "/srv/proj/sub/.git/fsmonitor--daemon.ipc", 's', NULL },
+  { "/srv/proj/.git/modules/lib/fsmonitor--daemon.ipc", 's', NULL },
   { "/srv/proj/sub/.git/config", 'f', NULL },
   { "/srv/bare.git/HEAD", 'f', NULL },
   { "/srv/bare.git/config", 'f', NULL },
@@ -268,7 +284,7 @@ test_hostile_failures (void)
   c = new_config ();
   bind (c, "/run/docker.sock", "/var/run/docker.sock");
   bind (c, "/home/u", "/home/u");
-  CHECK (run (c, "/home/u/.ssh", &err) < 0);
+  CHECK (run (c, "/home/u/.config", &err) < 0);
   CHECK_CONTAINS (err ? err->msg : NULL, "mounts[1] (`/home/u`)");
   CHECK (err && err->status == EACCES);
   agentrt_error_release (&err);
@@ -411,6 +427,38 @@ test_symlinked_credentials (void)
   CHECK (changed ("path-masked: /work/dotfiles/ssh (credential path .ssh in "
                   "the bind mount of /home/s (a symlink to "
                   "/home/s/dotfiles/ssh))"));
+  oci_config_free (c);
+}
+
+/* Entries of several components are matched component by component
+ * against what the walk lists: one missing on the way, a file on the way,
+ * a symlink on the way (masked where it leads), three and five deep. */
+static void
+test_nested_credentials (void)
+{
+  struct oci_config *c = new_config ();
+  agentrt_error_t err = NULL;
+
+  bind_ro (c, "/home/t", "/home/t");
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (masked (c, "/home/t/.local/share/keyrings"));
+  CHECK (masked (c, "/home/t/.local/share/containers/podman/machine"));
+  /* .config -> dotfiles/config: its gh and helm/registry where they are */
+  CHECK (masked (c, "/home/t/dotfiles/config/gh"));
+  CHECK (masked (c, "/home/t/dotfiles/config/helm/registry"));
+  CHECK (!masked (c, "/home/t/dotfiles/config/nvim"));
+  CHECK (!masked (c, "/home/t/.config"));
+  /* .local/share/fish -> fish-data: its history where it is */
+  CHECK (masked (c, "/home/t/.local/share/fish-data/fish_history"));
+  CHECK (changed ("path-masked: /home/t/.local/share/keyrings (credential "
+                  "path .local/share/keyrings in the bind mount of /home/t)"));
+  CHECK (changed ("path-masked: /home/t/dotfiles/config/gh (credential "
+                  "path .config/gh in the bind mount of /home/t (a symlink "
+                  "to /home/t/dotfiles/config/gh))"));
+  /* .docker is a file, .terraform.d has no credentials file */
+  CHECK (!masked (c, "/home/t/.docker"));
+  CHECK (!masked (c, "/home/t/.terraform.d"));
+  CHECK (n_masked (c) == 5);
   oci_config_free (c);
 }
 
@@ -753,11 +801,15 @@ test_writable_git (void)
   CHECK (!has_option (c, "/src", "ro"));
   oci_config_free (c);
 
-  /* read-only: nothing to protect */
+  /* read-only: nothing to protect; the sockets in git directories (the
+   * fsmonitor daemon's, of a repository and of a submodule) are masked
+   * either way */
   c = new_config ();
   bind_ro (c, "/srv/proj", "/src");
   CHECK (run (c, NULL, &err) == 0);
   CHECK (dir.protected_paths.len == 0);
+  CHECK (masked (c, "/src/sub/.git/fsmonitor--daemon.ipc"));
+  CHECK (masked (c, "/src/.git/modules/lib/fsmonitor--daemon.ipc"));
   oci_config_free (c);
 }
 
@@ -789,6 +841,7 @@ main (void)
   RUN_TEST (test_home_mount);
   RUN_TEST (test_homes_deeper);
   RUN_TEST (test_symlinked_credentials);
+  RUN_TEST (test_nested_credentials);
   RUN_TEST (test_credential_sources);
   RUN_TEST (test_stores_and_system_dirs);
   RUN_TEST (test_partial_credential_dirs);

@@ -151,6 +151,25 @@ test_malformed (void)
   expect_error ("{\"sidecar\":{\"busyPollMicroseconds\":-1}}",
                 "sidecar.busyPollMicroseconds: expected an unsigned");
   expect_error ("{\"sidecar\":{\"busyPoll\":10}}", "sidecar.busyPoll: unknown");
+  /* user namespaces: a mode of neither kind, a pool over host root or
+   * ordinary users, shorter than one range, past 2^32, half given */
+  expect_error ("{\"userns\":{\"mode\":\"on\"}}",
+                "userns.mode: must be \"auto\" or \"off\"");
+  expect_error ("{\"userns\":{\"pool\":{\"uid\":0,\"gid\":100000,"
+                "\"size\":65536}}}", "userns.pool.uid: below 65536");
+  expect_error ("{\"userns\":{\"pool\":{\"uid\":100000,\"gid\":1000,"
+                "\"size\":65536}}}", "userns.pool.gid: below 65536");
+  expect_error ("{\"userns\":{\"pool\":{\"uid\":100000,\"gid\":100000,"
+                "\"size\":65535}}}", "userns.pool.size: at least 65536");
+  expect_error ("{\"userns\":{\"pool\":{\"uid\":4294901760,\"gid\":100000,"
+                "\"size\":65536}}}", "userns.pool.size: the pool must end");
+  expect_error ("{\"userns\":{\"pool\":{\"uid\":100000,\"size\":65536}}}",
+                "userns.pool.gid");
+  expect_error ("{\"userns\":{\"pool\":{\"uid\":100000,\"gid\":100000,"
+                "\"size\":65536,\"start\":1}}}", "userns.pool.start: unknown");
+  expect_error ("{\"userns\":{\"subidUser\":\"\"}}", "userns.subidUser");
+  expect_error ("{\"userns\":{\"subidUser\":\"a:b\"}}", "userns.subidUser");
+  expect_error ("{\"userns\":{\"range\":1}}", "userns.range: unknown");
   expect_error ("{\"audit\":{\"dir\":\"log\"}}",
                 "audit.dir: expected an absolute path");
   expect_error ("{\"limits\":{\"unenforceable\":\"ALLOW\"}}",
@@ -366,6 +385,16 @@ test_load_over (void)
   CHECK (p.pids_limit == 100 && p.memory_limit == (int64_t) POLICY_GIB);
   CHECK (p.egress_allow.len == 2);
   CHECK_STR_EQ (p.audit_dir, "/a");
+  /* absent keeps what the admin's said; null turns it off */
+  free (p.egress_ask.socket);
+  p.egress_ask.socket = xstrdup ("/run/a.sock");
+  CHECK (policy_file_load_over (file, &p, &found, &err) == 0);
+  CHECK_STR_EQ (p.egress_ask.socket, "/run/a.sock");
+  fd = open (file, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  CHECK (fd >= 0 && write (fd, "{\"egress\":{\"ask\":null}}", 23) == 23);
+  close (fd);
+  CHECK (policy_file_load_over (file, &p, &found, &err) == 0);
+  CHECK (p.egress_ask.socket == NULL);
 
   fd = open (file, O_WRONLY | O_TRUNC | O_CLOEXEC);
   CHECK (fd >= 0 && write (fd, "{\"limits\":{\"pid\":1}}", 20) == 20);
@@ -403,6 +432,101 @@ test_closest (void)
   CHECK (closest_word ("lifeti", words, 1) == NULL);
 }
 
+/* egress.ask (oci/policy_ask.c): hostile values first. */
+static void
+test_ask_hostile (void)
+{
+  char long_path[200];
+
+  expect_error ("{\"egress\":{\"ask\":{}}}", "egress.ask.socket");
+  expect_error ("{\"egress\":{\"ask\":true}}", "egress.ask: expected an object");
+  expect_error ("{\"egress\":{\"ask\":\"/run/a.sock\"}}", "egress.ask");
+  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"run/a.sock\"}}}",
+                "egress.ask.socket: expected an absolute path");
+  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/run/a\\u0001.sock\"}}}",
+                "egress.ask.socket: holds a control character");
+  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/run/a\\u0000b\"}}}", "egress.ask");
+  memset (long_path, 'a', sizeof long_path);
+  long_path[0] = '/';
+  long_path[108] = '\0';
+  {
+    char *text = xasprintf ("{\"egress\":{\"ask\":{\"socket\":\"%s\"}}}", long_path);
+    expect_error (text, "egress.ask.socket: longer than a unix socket address holds");
+    free (text);
+  }
+  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"timeout\":0}}}",
+                "egress.ask.timeout");
+  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"timeout\":\"11m\"}}}",
+                "egress.ask.timeout: expected 1 s to 10 min");
+  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"timeout\":-1}}}", "egress.ask.timeout");
+  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"timeout\":\"soon\"}}}",
+                "egress.ask.timeout: expected a duration");
+  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"maxPending\":0}}}",
+                "egress.ask.maxPending: expected 1 to 256");
+  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"maxPending\":257}}}",
+                "egress.ask.maxPending");
+  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"maxPending\":1e3}}}",
+                "egress.ask.maxPending");
+  expect_error ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"sockt\":\"/b\"}}}",
+                "egress.ask.sockt: unknown field (did you mean socket?)");
+}
+
+static void
+test_ask_values (void)
+{
+  struct agent_policy p;
+  char *msg = NULL;
+
+  /* off by default, with the documented defaults for when it is on */
+  CHECK ((msg = parse ("{}", &p)) == NULL);
+  CHECK (p.egress_ask.socket == NULL);
+  CHECK (p.egress_ask.timeout == 30 && p.egress_ask.max_pending == 16);
+  policy_release (&p);
+  CHECK ((msg = parse ("{\"egress\":{\"ask\":null}}", &p)) == NULL);
+  CHECK (p.egress_ask.socket == NULL);
+  policy_release (&p);
+  CHECK ((msg = parse ("{\"egress\":{\"ask\":{\"socket\":\"/run/agentrt-approve.sock\"}}}",
+                       &p)) == NULL);
+  CHECK_STR_EQ (p.egress_ask.socket, "/run/agentrt-approve.sock");
+  CHECK (p.egress_ask.timeout == 30 && p.egress_ask.max_pending == 16);
+  policy_release (&p);
+  CHECK ((msg = parse ("{\"egress\":{\"ask\":{\"socket\":\"/a\",\"timeout\":\"2m\","
+                       "\"maxPending\":256}}}", &p)) == NULL);
+  CHECK (p.egress_ask.timeout == 120 && p.egress_ask.max_pending == 256);
+  policy_release (&p);
+  free (msg);
+}
+
+/* The written policy reads back equal (the hardening record stores it). */
+static void
+test_ask_round_trip (void)
+{
+  struct agent_policy p, q;
+  struct json_writer *w;
+  char *text, *msg;
+  size_t len;
+
+  CHECK ((msg = parse ("{\"egress\":{\"ask\":{\"socket\":\"/s\",\"timeout\":7,"
+                       "\"maxPending\":3}}}", &p)) == NULL);
+  w = json_writer_new (false);
+  policy_file_write_json (&p, w);
+  text = json_writer_finish (w, &len);
+  CHECK_CONTAINS (text, "\"ask\":{\"socket\":\"/s\",\"timeout\":7,\"maxPending\":3}");
+  CHECK ((msg = parse (text, &q)) == NULL);
+  CHECK_STR_EQ (q.egress_ask.socket, "/s");
+  CHECK (q.egress_ask.timeout == 7 && q.egress_ask.max_pending == 3);
+  free (text);
+  policy_release (&q);
+  policy_release (&p);
+  policy_init_defaults (&p);
+  w = json_writer_new (false);
+  policy_file_write_json (&p, w);
+  text = json_writer_finish (w, &len);
+  CHECK_CONTAINS (text, "\"ask\":null");
+  free (text);
+  policy_release (&p);
+}
+
 int
 main (void)
 {
@@ -413,5 +537,8 @@ main (void)
   RUN_TEST (test_example);
   RUN_TEST (test_files);
   RUN_TEST (test_load_over);
+  RUN_TEST (test_ask_hostile);
+  RUN_TEST (test_ask_values);
+  RUN_TEST (test_ask_round_trip);
   return UNIT_EXIT ();
 }

@@ -1,14 +1,20 @@
 /* Unit tests of the real host view (runtime/policy/host_view.c) on a
  * scratch directory: symlinks, dangling links, loops, sockets, fifos, a
- * source swapped for a symlink once opened, this host's devices, mounts
- * and namespaces; and the hardening step run through it.  Everything is made under a mkdtemp
- * directory and removed at the end. */
+ * source swapped for a symlink once opened, a walk below it (a directory
+ * that is a symlink, one swapped for a symlink or a mount while the walk
+ * is below it, a tree deeper than the open directories kept, a directory
+ * of thousands of entries), this host's devices, mounts and namespaces;
+ * and the hardening step run through it.  Everything is made under a
+ * mkdtemp directory and removed at the end. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -272,6 +278,208 @@ test_lookup_and_list (void)
   free (home);
 }
 
+static int
+remove_one (const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+  (void) st;
+  (void) f;
+  return flag == FTW_DP ? rmdir (path) : unlink (path);
+}
+
+static void
+remove_tree (const char *rel)
+{
+  char *p = at (rel);
+  CHECK (nftw (p, remove_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
+  free (p);
+}
+
+/* Lists `rel` through the view: 0 with the entries' count in *n, or the
+ * error's errno. */
+static int
+list (const struct host_view *v, const char *rel, size_t *n,
+      const char *expect_name)
+{
+  char *p = at (rel);
+  struct host_dirent *ents = NULL;
+  agentrt_error_t err = NULL;
+  int r = v->list_dir (v->ctx, p, &ents, n, &err);
+  bool found = expect_name == NULL;
+
+  free (p);
+  if (r < 0)
+    {
+      r = err->status;
+      agentrt_error_release (&err);
+      return r ? r : -1;
+    }
+  for (size_t i = 0; i < *n; i++)
+    found |= expect_name && strcmp (ents[i].name, expect_name) == 0;
+  host_dirents_free (ents, *n);
+  return found ? 0 : -1;
+}
+
+static enum host_kind
+kind (const struct host_view *v, const char *rel)
+{
+  char *p = at (rel);
+  struct host_node node;
+  agentrt_error_t err = NULL;
+
+  CHECK (v->lookup (v->ctx, p, &node, NULL, &err) == 0);
+  free (p);
+  return node.kind;
+}
+
+/* The walk goes below the source through the directories it opened last:
+ * a directory swapped for a symlink (to /) before it is listed is refused,
+ * one swapped after is read where it was opened, never through the link;
+ * a symlink on the way is never followed. */
+static void
+test_walk_swaps (void)
+{
+  struct host_view v;
+  char *src = at ("w"), *canon = NULL, *a = at ("w/a"), *old = at ("w/a.old");
+  char *b = at ("w/b"), *bold = at ("w/b.old");
+  struct host_node node;
+  agentrt_error_t err = NULL;
+  size_t n = 0;
+
+  make_dir ("w");
+  make_dir ("w/a");
+  make_dir ("w/a/b");
+  make_dir ("w/a/b/c");
+  make_file ("w/a/b/c/secret");
+  make_dir ("w/a/x");
+  make_file ("w/a/x/y");
+  make_dir ("w/b");
+  make_file ("w/b/z");
+  make_link ("/", "w/root");
+  make_link ("a", "w/alias");
+  host_view_system (&v, root, NULL);
+  CHECK (v.open_source (v.ctx, src, true, &canon, &node, &err) == 0);
+  CHECK (list (&v, "w", &n, "alias") == 0 && n == 4);
+  /* symlinks are not directories to the walk, at the end or on the way */
+  CHECK (list (&v, "w/root", &n, NULL) == ELOOP);
+  CHECK (list (&v, "w/alias/b", &n, NULL) == ELOOP);
+  CHECK (kind (&v, "w/alias/b/c/secret") == HOST_SYMLINK);
+  CHECK (kind (&v, "w/root/etc") == HOST_SYMLINK);
+  CHECK (list (&v, "w/a", &n, "b") == 0 && n == 2);
+  CHECK (list (&v, "w/a/b", &n, "c") == 0 && n == 1);
+  /* w/a goes away and becomes a symlink to / while the walk is below it */
+  CHECK (rename (a, old) == 0 && symlink ("/", a) == 0);
+  CHECK (list (&v, "w/a/b/c", &n, "secret") == 0 && n == 1);
+  CHECK (kind (&v, "w/a/b/c/secret") == HOST_FILE);
+  CHECK (list (&v, "w/a/x", &n, "y") == 0 && n == 1);
+  CHECK (kind (&v, "w/a/x/y") == HOST_FILE);
+  CHECK (kind (&v, "w/a/etc") == HOST_MISSING);
+  /* the same directory asked again below it: the one opened */
+  CHECK (list (&v, "w/a", &n, "x") == 0 && n == 2);
+  /* back at the top: w/a is the symlink now, and is refused */
+  CHECK (list (&v, "w", &n, "a") == 0);
+  CHECK (list (&v, "w/a", &n, NULL) == ELOOP);
+  CHECK (kind (&v, "w/a/b") == HOST_SYMLINK);
+  /* swapped after the listing of its parent, before its own */
+  CHECK (list (&v, "w", &n, "b") == 0);
+  CHECK (rename (b, bold) == 0 && symlink ("/", b) == 0);
+  CHECK (list (&v, "w/b", &n, NULL) == ELOOP);
+  CHECK (kind (&v, "w/b/etc") == HOST_SYMLINK);
+  host_view_system_release (&v);
+  CHECK (unlink (a) == 0 && rename (old, a) == 0);
+  CHECK (unlink (b) == 0 && rename (bold, b) == 0);
+  remove_tree ("w");
+  free (canon);
+  free (src);
+  free (a);
+  free (old);
+  free (b);
+  free (bold);
+}
+
+/* A mount made over a directory the walk has open (root, in a mount
+ * namespace of the test's own) is not what the walk reads below it. */
+static void
+test_walk_mount (void)
+{
+  struct host_view v;
+  char *src = at ("m"), *canon = NULL, *a = at ("m/a");
+  struct host_node node;
+  agentrt_error_t err = NULL;
+  size_t n = 0;
+
+  if (geteuid () != 0 || unshare (CLONE_NEWNS) < 0
+      || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+    {
+      printf ("# SKIP %s: needs root and a mount namespace of its own\n",
+              unit_current);
+      free (src);
+      free (a);
+      return;
+    }
+  make_dir ("m");
+  make_dir ("m/a");
+  make_dir ("m/a/b");
+  make_file ("m/a/b/f");
+  host_view_system (&v, root, NULL);
+  CHECK (v.open_source (v.ctx, src, true, &canon, &node, &err) == 0);
+  CHECK (list (&v, "m/a", &n, "b") == 0);
+  CHECK (mount ("none", a, "tmpfs", 0, "size=64k") == 0);
+  CHECK (list (&v, "m/a/b", &n, "f") == 0 && n == 1);
+  CHECK (kind (&v, "m/a/b/f") == HOST_FILE);
+  host_view_system_release (&v);
+  CHECK (umount (a) == 0);
+  remove_tree ("m");
+  free (canon);
+  free (src);
+  free (a);
+}
+
+/* Deeper than the open directories the view keeps, and wide: 3000
+ * entries in one directory (many reads of it). */
+static void
+test_walk_deep_wide (void)
+{
+  struct host_view v;
+  char rel[4096] = "d", *src = at ("d"), *canon = NULL;
+  struct host_node node;
+  agentrt_error_t err = NULL;
+  size_t n = 0, depth = 48;
+
+  make_dir ("d");
+  for (size_t i = 0; i < depth; i++)
+    {
+      strcat (rel, "/sub");
+      make_dir (rel);
+    }
+  make_file ("d/sub/f");
+  make_dir ("d/wide");
+  for (int i = 0; i < 3000; i++)
+    {
+      char name[64];
+      snprintf (name, sizeof name, "d/wide/entry-with-a-long-name-%04d", i);
+      make_file (name);
+    }
+  host_view_system (&v, root, NULL);
+  CHECK (v.open_source (v.ctx, src, true, &canon, &node, &err) == 0);
+  strcpy (rel, "d");
+  for (size_t i = 0; i < depth; i++)
+    {
+      CHECK (list (&v, rel, &n, i + 1 < depth ? NULL : NULL) == 0);
+      CHECK (n == (i == 0 ? 2 : i == 1 ? 2 : 1));
+      strcat (rel, "/sub");
+    }
+  CHECK (list (&v, rel, &n, NULL) == 0 && n == 0);
+  CHECK (kind (&v, rel) == HOST_DIR);
+  CHECK (kind (&v, "d/sub/f") == HOST_FILE);
+  CHECK (list (&v, "d/wide", &n, "entry-with-a-long-name-2999") == 0);
+  CHECK (n == 3000);
+  CHECK (list (&v, "d/wide", &n, "entry-with-a-long-name-0000") == 0);
+  host_view_system_release (&v);
+  remove_tree ("d");
+  free (canon);
+  free (src);
+}
+
 /* Devices, kernel filesystems, mounts and namespaces of this host. */
 static void
 test_host_facts (void)
@@ -363,8 +571,11 @@ main (void)
   RUN_TEST (test_hostile_paths);
   RUN_TEST (test_swapped_source);
   RUN_TEST (test_lookup_and_list);
+  RUN_TEST (test_walk_swaps);
+  RUN_TEST (test_walk_deep_wide);
   RUN_TEST (test_host_facts);
   RUN_TEST (test_harden_real);
+  RUN_TEST (test_walk_mount); /* last: it leaves the mount namespace */
   teardown ();
   return UNIT_EXIT ();
 }

@@ -111,6 +111,10 @@ test_loosening_refused (void)
   REFUSED (def, "{\"egress\":{\"uplink\":\"runtime\"}}", "egress.uplink");
   REFUSED ("{\"egress\":{\"transparent\":false}}",
            "{\"egress\":{\"transparent\":true}}", "egress.transparent");
+  /* asking a person: on, or another approver, loosens */
+  REFUSED (def, "{\"egress\":{\"ask\":{\"socket\":\"/home/u/yes.sock\"}}}", "egress.ask");
+  REFUSED ("{\"egress\":{\"ask\":{\"socket\":\"/run/a.sock\"}}}",
+           "{\"egress\":{\"ask\":{\"socket\":\"/home/u/yes.sock\"}}}", "egress.ask");
   REFUSED (def, "{\"seccomp\":{\"profile\":null}}", "seccomp.profile");
   REFUSED (def, "{\"seccomp\":{\"profile\":\"/tmp/open.json\"}}",
            "seccomp.profile");
@@ -133,6 +137,11 @@ test_loosening_refused (void)
     CHECK_STR_EQ (judge (creds, creds), "ok");
     CHECK_STR_EQ (judge (creds, "{\"credentials\":{\"inject\":[]}}"), "ok");
   }
+  REFUSED ("{\"userns\":{\"mode\":\"auto\"}}", "{\"userns\":{\"mode\":\"off\"}}",
+           "userns.mode");
+  REFUSED (def, "{\"userns\":{\"subidUser\":\"me\"}}", "userns.subidUser");
+  REFUSED (def, "{\"userns\":{\"pool\":{\"uid\":100000,\"gid\":100000,"
+           "\"size\":65536}}}", "userns.pool");
   /* what the admin's file gave stays (a broken user file is its error) */
   CHECK_CONTAINS (judge (def, "{\"limits\":{\"pids\":0}}"),
                   "policy.json: limits.pids: must be greater than 0");
@@ -148,6 +157,9 @@ test_tightening_passes (void)
                       "\"egress\":{\"allow\":[\"pypi.org\"],\"allowBroad\":true}}";
 
   CHECK_STR_EQ (judge ("{}", "{}"), "ok");
+  /* user namespaces on where the admin turned them off */
+  CHECK_STR_EQ (judge ("{\"userns\":{\"mode\":\"off\"}}",
+                       "{\"userns\":{\"mode\":\"auto\"}}"), "ok");
   CHECK_STR_EQ (judge ("{}", "{\"version\":1,\"hardening\":\"enforce\"}"), "ok");
   CHECK_STR_EQ (judge (loose, "{\"hardening\":\"enforce\"}"), "ok");
   CHECK_STR_EQ (judge (loose, "{\"hardening\":\"off\"}"), "ok");
@@ -180,6 +192,11 @@ test_tightening_passes (void)
                        "\"*.b.corp.example:22\"]}}"), "ok");
   CHECK_STR_EQ (judge ("{}", "{\"egress\":{\"uplink\":\"auto\"}}"), "ok");
   CHECK_STR_EQ (judge ("{}", "{\"egress\":{\"transparent\":false}}"), "ok");
+  /* asking off (null), or the admin's own approver with other waits */
+  CHECK_STR_EQ (judge ("{\"egress\":{\"ask\":{\"socket\":\"/run/a.sock\"}}}",
+                       "{\"egress\":{\"ask\":null}}"), "ok");
+  CHECK_STR_EQ (judge ("{\"egress\":{\"ask\":{\"socket\":\"/run/a.sock\"}}}",
+                       "{\"egress\":{\"ask\":{\"socket\":\"/run/a.sock\",\"timeout\":5}}}"), "ok");
   /* the user's own: where its trail goes, how its CPU is spent */
   CHECK_STR_EQ (judge ("{}", "{\"audit\":{\"dir\":\"/home/u/trail\"},"
                              "\"sidecar\":{\"busyPollMicroseconds\":0}}"), "ok");

@@ -10,13 +10,14 @@
 
 # Every fault point, in the order a create, start and delete pass them.
 # shellcheck disable=SC2034 # used by fault-injection.bats
-FAULT_CREATE_STAGES=(create:judged create:state-dir create:state-saved
+FAULT_CREATE_STAGES=(create:judged create:userns create:state-dir create:state-saved
   create:monitor-preparing create:spawned create:cgroup-made create:cgroup
   create:hooks create:init-ready create:monitor-committed create:monitor
   create:done)
 FAULT_START_STAGES=(start:init-checked start:fifo-open start:released
   start:fifo-removed)
-FAULT_DELETE_STAGES=(delete:processes-killed delete:helpers-stopped)
+FAULT_DELETE_STAGES=(delete:processes-killed delete:helpers-stopped
+  delete:userns-released)
 # The failure points of agentrt (agentrt-egress's, egress:*, are
 # tests/egress/run.sh's).
 # shellcheck disable=SC2034 # used by fault-injection.bats
@@ -58,7 +59,8 @@ fault_setup ()
   requires_fault_points
   update_config '.hooks.prestart = [{path: "/bin/true"}]' || return 1
   if [[ $1 == hardened ]]; then
-    hardening_policy || return 1
+    # FAULT_USERNS=auto: with the container's own user namespace
+    hardening_policy "${FAULT_USERNS:+.userns.mode = \"$FAULT_USERNS\"}" || return 1
   fi
 }
 

@@ -68,6 +68,27 @@ hardening_setup ()
   cp "$(test_program showid)" "$ROOTFS/bin/showid"
 }
 
+# privileged_bundle: what `docker run --privileged` turns a bundle into:
+# every capability (careless_bundle), /sys and the cgroup mount
+# read-write, no masked or read-only paths, every device allowed.
+privileged_bundle ()
+{
+  update_config '.linux.maskedPaths = [] | .linux.readonlyPaths = []
+    | (.mounts[] | select(.type == "sysfs" or .type == "cgroup" or .type == "cgroup2")).options
+        |= (map(select(. != "ro")) + ["rw"])
+    | .linux.resources.devices = [{allow: true, access: "rwm"}]'
+}
+
+# KERNEL_WRITES: a script opening for writing the kernel settings a root
+# process could change the host with, and the container's own cgroup
+# limits (v2 or v1 path, whichever it has; the files this kernel lacks are
+# left out).
+# shellcheck disable=SC2034 # used by hardening-host.bats, userns-depth.bats
+KERNEL_WRITES='for f in /proc/sys/kernel/core_pattern /sys/kernel/uevent_helper \
+  /proc/sysrq-trigger /sys/kernel/mm/transparent_hugepage/enabled \
+  /sys/fs/cgroup/pids.max /sys/fs/cgroup/pids/pids.max; do
+  [ -e "$f" ] || continue; printf "%s: " "$f"; attack openw "$f"; done'
+
 # add_env NAME=VALUE...: append to process.env.
 add_env ()
 {

@@ -1,0 +1,138 @@
+#!/bin/bash
+# hack/bench/create-cost.sh [ROUNDS]: what hardening adds to `create`, and
+# what a change adds to or saves from it: `create` then `delete --force`
+# of a detached `sleep`, interleaved (hack/bench/runloop.c, 5 warm-up
+# rounds, ROUNDS timed, default 100), under agentrt with hardening off and
+# hardened, and AGENTRT_BASELINE (another build, e.g. the previous
+# commit's) hardened, on bundles shaped like what the hardening checks:
+#   none    bench.sh's base bundle, run.agentrt.egress=none (no sidecar:
+#           its process start is the largest and noisiest part otherwise)
+#   binds   + an engine's binds (resolv.conf, hosts, hostname) and a
+#           writable /work of a few hundred files (the source tree's docs,
+#           runtime and tests: what the bind scan walks)
+#   srv     + a writable /srv of 4 homes, each with credential stores,
+#           a socket, shell startup files and a git repository of a few
+#           hundred files (what the scan masks and protects)
+#   sidecar bench.sh's base bundle with the egress sidecar (hardened only)
+# Prints per variant the median wall and CPU time of `create` (CPU: the
+# command's and its reaped children's, not the container's init or the
+# monitor, which outlive it), and the paired differences hardened - off
+# and hardened - baseline.  docs/benchmarks.md has the figures.  Needs
+# root, jq, cc, python3; uses the agentrt in _build/ unless RUNTIME says.
+set -euo pipefail
+SELF=$(readlink -f "$0")
+HERE=$(dirname "$SELF")
+# shellcheck source=hack/lib.sh
+. "$HERE/../lib.sh"
+# shellcheck source=hack/bench/common.sh
+. "$HERE/common.sh"
+
+ROUNDS=${1:-100}
+bench_require jq cc python3
+# runc and crun are not measured here: only agentrt is needed
+RUNC=${RUNC:-/bin/true} CRUN=${CRUN:-/bin/true}
+bench_runtimes
+BASELINE=${AGENTRT_BASELINE:+$(resolve_runtime "$AGENTRT_BASELINE")}
+
+T=$(mktemp -d /tmp/agentrt-create-cost.XXXXXX)
+STATE=$T/state
+SOCK_PIDS=()
+RUNLOOP=
+cleanup ()
+{
+  local r rt id pid
+  set +e
+  [[ -z $RUNLOOP ]] || bench_stop "$RUNLOOP"
+  for r in "$STATE"/root-*; do
+    [[ -d $r ]] || continue
+    rt=$AGENTRT
+    [[ $r != *-base ]] || rt=$BASELINE
+    for id in $("$rt" --root "$r" list -q 2>/dev/null); do
+      "$rt" --root "$r" delete --force "$id" >/dev/null 2>&1
+    done
+  done
+  for pid in "${SOCK_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${SOCK_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
+  bench_state_dir_remove "$STATE"
+  rm -rf --one-file-system "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+bench_state_dir "$STATE"
+bench_policies "$T"
+cc -D_GNU_SOURCE -O2 -Wall -o "$T/runloop" "$HERE/runloop.c"
+
+mkbundle "$T/bundle" "$AGENTRT"
+jq '.ociVersion = "1.0.2" | .process.args = ["sleep", "100000"]' \
+  "$T/bundle/config.json" >"$T/base.json"
+bundle () { bench_bundle "$T" "$@"; } # NAME JQ-FILTER [JQ-ARGS...]
+NONE='.annotations["run.agentrt.egress"] = "none"'
+ENGINE_BINDS=$BENCH_ENGINE_BINDS
+bench_engine_files "$T/engine-files"
+mkdir -p "$T/work"
+cp -r "$AGENTRT_TOP/docs" "$AGENTRT_TOP/runtime" "$AGENTRT_TOP/tests" "$T/work/"
+# /srv: four homes as a shared host's
+for u in alice bob carol dave; do
+  h=$T/srv/$u
+  mkdir -p "$h/.ssh" "$h/.aws" "$h/.config/gh" "$h/.docker" "$h/.run" "$h/proj"
+  : >"$h/.ssh/id_ed25519"
+  : >"$h/.aws/credentials"
+  : >"$h/.config/gh/hosts.yml"
+  : >"$h/.docker/config.json"
+  : >"$h/.bashrc"
+  : >"$h/.profile"
+  cp -r "$AGENTRT_TOP/runtime/policy" "$AGENTRT_TOP/docs" "$h/proj/"
+  mkdir -p "$h/proj/.git/objects" "$h/proj/.git/refs" "$h/proj/.git/hooks"
+  : >"$h/proj/.git/HEAD"
+  : >"$h/proj/.git/config"
+  python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); time.sleep(1e6)' "$h/.run/agent.sock" &
+  SOCK_PIDS+=($!)
+done
+bundle none "$NONE"
+bundle binds "$NONE | $ENGINE_BINDS
+  | .mounts += [{destination: \"/work\", type: \"bind\", source: \$w, options: [\"rbind\", \"rw\"]}]" \
+  --arg e "$T/engine-files" --arg w "$T/work"
+bundle srv "$NONE | $ENGINE_BINDS
+  | .mounts += [{destination: \"/srv\", type: \"bind\", source: \$s, options: [\"rbind\", \"rw\"]}]" \
+  --arg e "$T/engine-files" --arg s "$T/srv"
+bundle sidecar '.'
+for _ in $(seq 100); do
+  [[ -S $T/srv/dave/.run/agent.sock ]] && break
+  sleep 0.05
+done
+
+plan_line () { local IFS=$'\t'; printf '%s\n' "$*"; }
+OFF=("$AGENTRT" --root "$STATE/root-off" --policy "$T/policy-off.json")
+HARD=("$AGENTRT" --root "$STATE/root-hard" --policy "$T/policy-hard.json")
+BASE=("$BASELINE" --root "$STATE/root-base" --policy "$T/policy-hard.json")
+diffs=()
+{
+  for b in none binds srv sidecar; do
+    variants=(hard)
+    [[ $b == sidecar ]] || variants+=(off)
+    [[ -z $BASELINE ]] || variants+=(base)
+    for v in "${variants[@]}"; do
+      case $v in
+        off) rt=("${OFF[@]}") ;; hard) rt=("${HARD[@]}") ;; base) rt=("${BASE[@]}") ;;
+      esac
+      plan_line "$v-$b" create - "${rt[@]}" create --bundle "$T/$b" "$v-$b-@I@"
+      plan_line "$v-$b" delete - "${rt[@]}" delete --force "$v-$b-@I@"
+    done
+  done
+} >"$T/plan"
+for b in none binds srv; do diffs+=(--diff "hard-$b:off-$b"); done
+if [[ -n $BASELINE ]]; then
+  for b in none binds srv sidecar; do diffs+=(--diff "hard-$b:base-$b"); done
+fi
+
+echo "== create, $ROUNDS interleaved rounds ($(date -u +%FT%TZ), $(nproc) cores, $(bench_load))"
+echo "   agentrt: $AGENTRT${BASELINE:+; baseline: $BASELINE}"
+echo "   /work: $(find "$T/work" | wc -l) entries; /srv: $(find "$T/srv" | wc -l)"
+"$T/runloop" "$ROUNDS" 5 "$T/plan" >"$T/raw" 2>"$T/log" &
+RUNLOOP=$!
+wait "$RUNLOOP" || { cat "$T/log" >&2; exit 1; }
+RUNLOOP=
+python3 "$HERE/summary.py" "$T/raw" --step create "${diffs[@]}"
+echo "   $(bench_load) at the end"
+[[ -z ${BENCH_KEEP:-} ]] || { mkdir -p "$BENCH_KEEP" && cp "$T/raw" "$BENCH_KEEP/create-cost.raw"; }

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""A scripted approver for tests/egress/ask.sh: listens on a unix socket
+(the policy's egress.ask socket, here launch.py --approver connects to it
+as the runtime does), writes every line a sidecar sends to LOG, and
+answers each question by its rules:
+  approver.py SOCKET LOG [HOST:PORT=ACTION ...]
+ACTION: allow-once, allow-always, deny (answered at once), wait (never
+answered: the sidecar's timeout decides; the default) or close (the
+approver closes that sidecar's connection: it has gone away)."""
+import json
+import os
+import selectors
+import socket
+import sys
+
+
+def main():
+    path, log_path = sys.argv[1], sys.argv[2]
+    rules = dict(r.split("=", 1) for r in sys.argv[3:])
+    if os.path.exists(path):
+        os.unlink(path)
+    lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    lsock.bind(path)
+    lsock.listen(16)
+    log = open(log_path, "a", buffering=1)
+    sel = selectors.DefaultSelector()
+    sel.register(lsock, selectors.EVENT_READ)
+    bufs = {}
+    while True:
+        for key, _ in sel.select():
+            s = key.fileobj
+            if s is lsock:
+                conn, _ = lsock.accept()
+                bufs[conn] = b""
+                sel.register(conn, selectors.EVENT_READ)
+                continue
+            data = s.recv(65536)
+            if not data:
+                sel.unregister(s)
+                s.close()
+                continue
+            bufs[s] += data
+            while b"\n" in bufs[s]:
+                line, bufs[s] = bufs[s].split(b"\n", 1)
+                log.write(line.decode() + "\n")
+                msg = json.loads(line)
+                if msg["type"] != "question":
+                    continue
+                action = rules.get("%s:%d" % (msg["host"], msg["port"]), "wait")
+                if action == "close":
+                    sel.unregister(s)
+                    s.close()
+                    break
+                if action != "wait":
+                    s.sendall(json.dumps({"qid": msg["qid"], "answer": action}).encode() + b"\n")
+
+
+if __name__ == "__main__":
+    main()
