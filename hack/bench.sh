@@ -38,7 +38,10 @@
 #              CPU per connection also when connections come 1 ms apart;
 #              the transparent path (the container's netbench and curl
 #              connecting straight to the server's address, no proxy) and
-#              the DNS stub's cached answer
+#              the DNS stub's cached answer; injected credentials
+#              (hack/bench/egress-tls.sh: an intercepted HTTPS download
+#              against a direct TLS one, and the time a new intercepted
+#              connection adds, EGRESS_TLS_BYTES, EGRESS_TLS_CONNS)
 # --quick: a few iterations of everything (CI smoke: the figures mean
 # nothing then).  Figures are medians of interleaved rounds and ratios of
 # runtimes measured in the same run; the script judges nothing and exits 0
@@ -483,6 +486,8 @@ EOF
     --transparent "transparent:1.2.3.10" --dns-name bench.test \
     --kv "$T/raw-egress.kv" >&2
   "${AGENTRT_HARD[@]}" delete --force "$id"
+  step "$HERE/bench/egress-tls.sh" "$EGRESS_BIN" "${EGRESS_TLS_BYTES:-$((512 << 20))}" \
+    "${EGRESS_TLS_CONNS:-200}" >&2
   log "   $(load) at the end"
 }
 

@@ -8,7 +8,8 @@
 #
 #   hack/fuzz.sh [OPTIONS] [SECONDS] [TARGET...]
 #     TARGET            config, http, socks5, allowlist, policy-file, peek,
-#                       dns-query, annotations, ask-answer (default: all of them)
+#                       dns-query, annotations, inject, ask-answer (default:
+#                       all of them)
 #     --corpus-out DIR  keep the new corpus entries in DIR/TARGET/ (default:
 #                       a temporary directory, removed; commit only small,
 #                       useful seeds to tests/fuzz/corpus/ by hand)
@@ -27,7 +28,8 @@ BUILD=${AGENTRT_FUZZ_BUILD_DIR:-$AGENTRT_TOP/_build-fuzz}
 SANITIZERS=-fsanitize=address,undefined
 # The libraries every target links against, in link order.
 LIBS=(libpolicyfile.a libpolicy.a libegress.a liboci.a libcommon.a)
-ALL_TARGETS=(config http socks5 allowlist policy-file annotations peek dns-query ask-answer)
+ALL_TARGETS=(config http socks5 allowlist policy-file annotations peek dns-query inject
+             ask-answer)
 
 usage ()
 {

@@ -223,6 +223,37 @@ parse_network (const struct json_ctx *c, const struct json_node *dir,
   return 0;
 }
 
+/* The credentials' stand-ins (absent in records made before issue 16). */
+static int
+read_credentials (const struct json_ctx *c, const struct json_node *o,
+                  const struct json_path *p, struct harden_directives *d)
+{
+  const struct json_path *ap = JSON_PATH_KEY (p, "credentials");
+  const struct json_node *arr;
+
+  if (json_member_of_type (c, o, p, "credentials", JSON_OPTIONAL, JSON_ARRAY, &arr) < 0)
+    return -1;
+  if (arr == NULL || arr->len == 0)
+    return 0;
+  d->credentials = xzalloc (arr->len * sizeof (*d->credentials));
+  for (uint32_t i = 0; i < arr->len; i++)
+    {
+      const struct json_path *ip = JSON_PATH_INDEX (ap, i);
+      struct harden_credential *hc = &d->credentials[i];
+
+      d->n_credentials++;
+      if (json_expect (c, &arr->u.items[i], ip, JSON_OBJECT) < 0
+          || json_member_string (c, &arr->u.items[i], ip, "name", JSON_REQUIRED, &hc->name) < 0
+          || json_member_string (c, &arr->u.items[i], ip, "env", JSON_REQUIRED, &hc->env) < 0
+          || json_member_string (c, &arr->u.items[i], ip, "standin", JSON_REQUIRED,
+                                 &hc->standin) < 0)
+        return -1;
+      if (!credential_standin_valid (hc->standin))
+        return json_fail (c, JSON_PATH_KEY (ip, "standin"), "not a stand-in");
+    }
+  return 0;
+}
+
 /* "userns" (optional: records of before it have none). */
 static int
 read_userns (const struct json_ctx *c, const struct json_node *o,
@@ -263,6 +294,7 @@ parse_directives (const struct json_ctx *c, const struct json_node *o,
       /* absent in the records of containers made before issue 18 */
       || policy_ask_parse (c, o, p, "egressAsk", &d->egress_ask) < 0
       || read_strings (c, o, p, "envKeep", &d->env_keep) < 0
+      || read_credentials (c, o, p, d) < 0
       || json_member_int (c, o, p, "sidecarUid", JSON_REQUIRED, JSON_U32,
                           &d->sidecar_uid, NULL) < 0
       || json_member_int (c, o, p, "sidecarGid", JSON_REQUIRED, JSON_U32,

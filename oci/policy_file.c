@@ -241,11 +241,13 @@ parse_lists (const struct json_ctx *c, const struct json_node *root,
   static const char *const env_known[]
       = { "allowKeep", "extraSecretPatterns", NULL };
   static const char *const paths_known[] = { "extraPaths", NULL };
+  static const char *const creds_known[]
+      = { "extraPaths", "inject", "trustStore", NULL };
   static const char *const caps_known[] = { "safe", NULL };
   const struct json_node *env, *creds, *socks, *caps;
 
   if (section (c, root, "env", env_known, &env) < 0
-      || section (c, root, "credentials", paths_known, &creds) < 0
+      || section (c, root, "credentials", creds_known, &creds) < 0
       || section (c, root, "sockets", paths_known, &socks) < 0
       || section (c, root, "capabilities", caps_known, &caps) < 0)
     return -1;
@@ -260,6 +262,8 @@ parse_lists (const struct json_ctx *c, const struct json_node *root,
       && member_strings (c, creds, JSON_PATH_KEY (NULL, "credentials"),
                          "extraPaths", check_credential_path,
                          &pol->credential_paths) < 0)
+    return -1;
+  if (creds && policy_file_parse_credentials (c, creds, pol) < 0)
     return -1;
   if (socks
       && member_strings (c, socks, JSON_PATH_KEY (NULL, "sockets"),

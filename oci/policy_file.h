@@ -37,6 +37,15 @@ int policy_file_parse_node (const struct json_ctx *c,
 void policy_file_write_json (const struct agent_policy *policy,
                              struct json_writer *w);
 
+/* The policy file's credentials section beyond extraPaths: inject and
+ * trustStore (oci/policy_credentials.c): read from the section's object,
+ * and written as members of the section being written. */
+int policy_file_parse_credentials (const struct json_ctx *c,
+                                   const struct json_node *section,
+                                   struct agent_policy *policy);
+void policy_file_write_credentials (const struct agent_policy *policy,
+                                    struct json_writer *w);
+
 /* Every member of obj (at p) is one of `known` (NULL-terminated), else an
  * error naming it (and the closest known name). */
 int policy_file_check_members (const struct json_ctx *c, const struct json_node *obj,

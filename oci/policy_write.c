@@ -22,8 +22,8 @@ write_strings (struct json_writer *w, const char *key,
 
 /* The entries of l beyond the built-in list (what extraPaths added). */
 static void
-write_extra (struct json_writer *w, const char *section, const struct str_list *l,
-             const struct path_list *builtin)
+write_extra (const struct agent_policy *p, struct json_writer *w, const char *section,
+             const struct str_list *l, const struct path_list *builtin)
 {
   json_key (w, section);
   json_begin_object (w);
@@ -38,6 +38,8 @@ write_extra (struct json_writer *w, const char *section, const struct str_list *
         json_string (w, l->items[i]);
     }
   json_end_array (w);
+  if (l == &p->credential_paths)
+    policy_file_write_credentials (p, w);
   json_end_object (w);
 }
 
@@ -62,8 +64,8 @@ write_sections (const struct agent_policy *p, struct json_writer *w)
   json_kv_bool (w, "allowKeep", p->allow_env_keep);
   write_strings (w, "extraSecretPatterns", &p->extra_secret_env);
   json_end_object (w);
-  write_extra (w, "credentials", &p->credential_paths, &host_paths_credentials);
-  write_extra (w, "sockets", &p->socket_paths, &host_paths_sockets);
+  write_extra (p, w, "credentials", &p->credential_paths, &host_paths_credentials);
+  write_extra (p, w, "sockets", &p->socket_paths, &host_paths_sockets);
   json_key (w, "binds");
   json_begin_object (w);
   json_kv_uint (w, "scanDepth", p->bind_scan_depth);

@@ -167,7 +167,7 @@ create_in (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err)
   ctx->rb.have_dir = true;
   fault_point ("create:state-dir");
   if (open_audit (ctx, err) < 0 || create_prepare_state (ctx, bundle, err) < 0
-      || create_agent_resolv (ctx, err) < 0)
+      || create_agent_resolv (ctx, err) < 0 || create_credentials (ctx, err) < 0)
     return -1;
   fault_point ("create:state-saved");
   /* On a pure cgroup v2 host (cgroupfs driver) the init is cloned straight
@@ -282,6 +282,9 @@ container_create (const struct runtime_context *rt,
     close (ctx.agent_netns_fd);
   if (ctx.audit_fd >= 0)
     close (ctx.audit_fd);
+  if (ctx.inject_msg)
+    explicit_bzero (ctx.inject_msg, ctx.inject_len);
+  free (ctx.inject_msg);
   create_plan_free (&ctx.plan);
   hardening_release (&ctx.hardening);
   oci_config_free (ctx.config);

@@ -52,6 +52,10 @@ struct create_ctx
                          into (-1: moved there after the clone) */
   bool born;          /* the kernel did clone it there */
   int pty_master;
+  /* Injected credentials: the sidecar's message (runtime/credential_read.h),
+   * wiped and freed when create ends. */
+  char *inject_msg;
+  size_t inject_len;
 };
 
 /* create_ctx.c: the rollback of a failed create; state.json saved; the
@@ -74,6 +78,12 @@ int create_open_container_file (struct create_ctx *ctx, const char *path);
  * /etc/resolv.conf after the bundle's mounts, when there is one (without,
  * the C library asks 127.0.0.1: the stub). */
 int create_agent_resolv (struct create_ctx *ctx, agentrt_error_t *err);
+
+/* create_credentials.c: with injected credentials, the sidecar's message
+ * (values read, the container's CA made) and the agent's CA bundle (the
+ * image's, then the CA's certificate) bound read-only on
+ * HARDEN_CA_BUNDLE and over the image's own bundle when it has one. */
+int create_credentials (struct create_ctx *ctx, agentrt_error_t *err);
 
 /* create_init.c: the init, cloned and served until it is ready. */
 int create_make_exec_fifo (struct create_ctx *ctx, agentrt_error_t *err);

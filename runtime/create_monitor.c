@@ -35,6 +35,9 @@ create_start_monitor (struct create_ctx *ctx, agentrt_error_t *err)
     .uid = d->sidecar_uid,
     .gid = d->sidecar_gid,
     .busy_poll_us = d->sidecar_busy_poll_us,
+    .credentials = ctx->inject_msg,
+    .credentials_len = ctx->inject_len,
+    .trust_store = ctx->hardening.policy.trust_store,
     .ask = &d->egress_ask,
   };
   struct monitor_request req = {

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -194,6 +195,28 @@ judge_egress_wildcards (const struct runtime_context *rt,
                                  : "annotation run.agentrt.egress.allow");
 }
 
+/* A random stand-in for each credential the policy declares (only the
+ * selected ones reach the container). */
+static int
+make_standins (const struct agent_policy *policy, struct str_list *out,
+               agentrt_error_t *err)
+{
+  for (size_t i = 0; i < policy->n_inject; i++)
+    {
+      unsigned char r[16];
+      char s[CREDENTIAL_STANDIN_LEN + 1];
+      int n = snprintf (s, sizeof s, "%s", CREDENTIAL_STANDIN_PREFIX);
+
+      if (getrandom (r, sizeof r, 0) != (ssize_t) sizeof r)
+        return agentrt_error (err, errno, "credential %s: make its stand-in "
+                              "(getrandom)", policy->inject[i].name);
+      for (size_t k = 0; k < sizeof r; k++)
+        n += snprintf (s + n, sizeof s - (size_t) n, "%02x", r[k]);
+      str_list_append (out, s);
+    }
+  return 0;
+}
+
 int
 hardening_apply (const struct runtime_context *rt, struct oci_config *config,
                  const char *bundle, bool compile_seccomp, struct hardening *h,
@@ -221,6 +244,9 @@ hardening_apply (const struct runtime_context *rt, struct oci_config *config,
   host_view_system (&h->view, bundle, &h->private_dirs);
   if (h->rootless)
     h->view.runtime = &h->runtime;
+  if (make_standins (&h->policy, &h->standins, err) < 0)
+    return -1;
+  h->view.standins = &h->standins;
   /* harden() may edit config->annotations; it reads a copy */
   for (i = 0; i < config->annotations.len; i++)
     kv_list_set (&annotations, config->annotations.items[i].key,
@@ -247,6 +273,7 @@ hardening_release (struct hardening *h)
     harden_result_release (&h->result);
   host_view_system_release (&h->view);
   str_list_free (&h->private_dirs);
+  str_list_free (&h->standins);
   seccomp_program_free (h->agent_seccomp);
   policy_release (&h->policy);
   rootless_facts_release (&h->runtime);

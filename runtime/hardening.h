@@ -25,6 +25,7 @@ struct hardening
    * when enforced): its open sources are what the container mounts. */
   struct host_view view;
   struct str_list private_dirs;  /* the state root and the audit dir */
+  struct str_list standins;      /* one per credential the policy declares */
   /* A runtime that is not root (runtime/rootless.h): its ids and whether
    * the container can have a cgroup of its own; the view points at it. */
   bool rootless;

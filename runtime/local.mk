@@ -25,6 +25,8 @@ libruntime_a_SOURCES = \
 	runtime/container_ops.c \
 	runtime/create_ctx.c runtime/create_ctx.h runtime/create_init.c \
 	runtime/create_monitor.c runtime/create_state.c \
+	runtime/create_credentials.c \
+	runtime/credential_read.c runtime/credential_read.h \
 	runtime/container_exec.c runtime/container_exec.h \
 	runtime/exec_process.c runtime/exec_process.h \
 	runtime/exec_stub.h runtime/exec_stub_memfd.c \

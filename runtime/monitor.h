@@ -30,6 +30,12 @@ struct monitor_egress
   uid_t uid;
   gid_t gid;
   unsigned busy_poll_us;
+  /* Injected credentials: the message the sidecar reads from a pipe
+   * (runtime/egress/inject_wire.h; NULL: none), wiped once written, and
+   * the trust store it verifies their hosts against. */
+  char *credentials;
+  size_t credentials_len;
+  const char *trust_store;
   /* Asking the approver: socket NULL when the container does not ask
    * (runtime/policy/egress_ask.h). */
   const struct egress_ask_policy *ask;

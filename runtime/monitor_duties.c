@@ -355,6 +355,9 @@ monitor_local_new (const struct monitor_request *req, agentrt_error_t *err)
     {
       l->egress = *req->egress;
       l->egress.allow = xstrdup (req->egress->allow);
+      l->egress.trust_store = NULL; /* the sidecar starts within create: */
+      if (req->egress->trust_store)  /* a copy outlives the request */
+        l->egress.trust_store = xstrdup (req->egress->trust_store);
       if (req->egress->ask)
         {
           egress_ask_copy (&l->ask, req->egress->ask);
@@ -447,6 +450,7 @@ monitor_local_free (struct monitor *m)
   free ((char *) l->req.cgroup_path);
   free ((char *) l->req.systemd_unit);
   free ((char *) l->egress.allow);
+  free ((char *) l->egress.trust_store);
   egress_ask_release (&l->ask);
   free (l);
 }

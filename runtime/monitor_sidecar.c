@@ -118,28 +118,30 @@ sidecar_fail (int report, const char *step)
 }
 
 /* The sidecar's fds, from 3 on in this order: the pidfd, the audit fd,
- * the name files, the approver's socket, then its sockets in the agent's
- * namespace. */
-#define SIDECAR_FDS (5 + EGRESS_SOCKETS)
+ * the name files, the approver's socket (7), the credentials' pipe (8),
+ * then its sockets in the agent's namespace. */
+#define SIDECAR_SOCK0 6
+#define SIDECAR_FDS (SIDECAR_SOCK0 + EGRESS_SOCKETS)
 
 /* Exec of the sidecar in the outside namespace, with its fds at 3..;
  * report is above them (the caller made sure).  Every other fd is
  * close-on-exec (the caller made sure of that too). */
 static void __attribute__ ((noreturn))
 sidecar_exec (const char *binary, const struct monitor_request *req,
-              const struct egress_fds *f, int pidfd, int approver, int report)
+              const struct egress_fds *f, int pidfd, int approver, int creds,
+              int report)
 {
   const struct monitor_egress *e = req->egress;
-  int src[SIDECAR_FDS] = { pidfd, req->audit_fd, f->resolv, f->hosts, approver };
+  int src[SIDECAR_FDS] = { pidfd, req->audit_fd, f->resolv, f->hosts, approver, creds };
   char num[SIDECAR_FDS][16], uid[16], gid[16], poll[16], ask_timeout[24], ask_max[16];
-  char *argv[48];
+  char *argv[56];
   char *envp[SIDECAR_ENV_MAX];
   char env_buf[SIDECAR_ENV_MAX][1024];
   int hi[SIDECAR_FDS], i, n = 0;
   sigset_t none;
 
   for (i = 0; i < EGRESS_SOCKETS; i++)
-    src[5 + i] = f->sock[i];
+    src[SIDECAR_SOCK0 + i] = f->sock[i];
   if (f->netns >= 0 && setns (f->netns, CLONE_NEWNET) < 0)
     sidecar_fail (report, "enter the outside network namespace");
   /* Park every fd high, then bring them down to 3.. in order (dup2
@@ -163,7 +165,7 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
     if (f->sock[i] >= 0)
       {
         argv[n++] = (char *) netns_egress_option ((enum egress_socket) i);
-        argv[n++] = num[5 + i];
+        argv[n++] = num[SIDECAR_SOCK0 + i];
       }
   argv[n++] = (char *) "--init-pidfd";
   argv[n++] = num[0];
@@ -200,6 +202,13 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
       argv[n++] = (char *) "--ask-max";
       argv[n++] = ask_max;
     }
+  if (creds >= 0)
+    {
+      argv[n++] = (char *) "--credentials-fd";
+      argv[n++] = num[5];
+      argv[n++] = (char *) "--trust-store";
+      argv[n++] = (char *) (e->trust_store ? e->trust_store : "/etc/ssl/certs/ca-certificates.crt");
+    }
   argv[n] = NULL;
   sigemptyset (&none);
   if (sigprocmask (SIG_SETMASK, &none, NULL) < 0)
@@ -217,12 +226,45 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
  * it exit: the monitor records its death (with the step, from the start
  * report, *report), and the agent then has no egress: nothing replaces
  * it. */
+/* The credentials' message in a pipe, whole (it is at most
+ * INJECT_WIRE_MAX: the pipe is made large enough or the start fails),
+ * then wiped from the monitor's memory: the sidecar alone keeps it.
+ * Returns the read end, -1 without credentials, -2 on failure. */
+static int
+credentials_pipe (const struct monitor_egress *e, struct child_error *cerr)
+{
+  struct monitor_egress *own = (struct monitor_egress *) e;
+  int p[2], size;
+  ssize_t w;
+
+  if (e->credentials == NULL)
+    return -1;
+  if (pipe2 (p, O_CLOEXEC | O_NONBLOCK) < 0)
+    return child_error (cerr, errno, "start the egress sidecar: credentials: pipe"), -2;
+  size = fcntl (p[1], F_GETPIPE_SZ);
+  if (size >= 0 && (size_t) size < e->credentials_len)
+    size = fcntl (p[1], F_SETPIPE_SZ, (int) e->credentials_len);
+  w = size < 0 ? -1 : write (p[1], e->credentials, e->credentials_len);
+  explicit_bzero (own->credentials, own->credentials_len);
+  own->credentials = NULL;
+  close (p[1]);
+  if (w != (ssize_t) e->credentials_len)
+    {
+      int saved = w < 0 ? errno : EMSGSIZE;
+      close (p[0]);
+      return child_error (cerr, saved, "start the egress sidecar: credentials: a pipe "
+                          "that holds %zu bytes", e->credentials_len), -2;
+    }
+  return p[0];
+}
+
 static pid_t
 sidecar_start (const struct monitor_request *req, const struct egress_fds *f,
                int pidfd, int approver, int *report, struct child_error *cerr)
 {
   cleanup_free char *binary = monitor_egress_binary ();
   cleanup_close int report_w = -1;
+  cleanup_close int creds = -1;
   int pipefd[2];
   pid_t pid;
 
@@ -234,6 +276,8 @@ sidecar_start (const struct monitor_request *req, const struct egress_fds *f,
       < 0)
     return child_error (cerr, errno, "start the egress sidecar: close_range "
                         "(mark every fd close-on-exec)");
+  if ((creds = credentials_pipe (req->egress, cerr)) == -2)
+    return -1;
   if (pipe2 (pipefd, O_CLOEXEC | O_NONBLOCK) < 0)
     return child_error (cerr, errno, "start the egress sidecar: pipe");
   *report = pipefd[0];
@@ -244,7 +288,7 @@ sidecar_start (const struct monitor_request *req, const struct egress_fds *f,
     return child_error (cerr, errno, "start the egress sidecar: pipe");
   pid = fork ();
   if (pid == 0)
-    sidecar_exec (binary, req, f, pidfd, approver, report_w);
+    sidecar_exec (binary, req, f, pidfd, approver, creds, report_w);
   if (pid < 0)
     return child_error (cerr, errno, "start the egress sidecar: fork");
   return pid;

@@ -14,6 +14,7 @@
 
 #include "common/io.h"
 #include "common/timestamp.h"
+#include "common/xalloc.h"
 #include "ask_table.h"
 #include "egress.h"
 #include "oci/json_writer.h"
@@ -192,7 +193,41 @@ audit_write (struct conn *c)
   json_kv_uint (w, "bytes_up", c->bytes_up);
   json_kv_uint (w, "bytes_down", c->bytes_down);
   json_kv_uint (w, "duration_ms", eg->now_ms - c->start_ms);
+  if (c->intercepted)
+    json_kv_bool (w, "tls_intercepted", true);
+  if (c->standin)
+    json_kv_string (w, "standin", c->standin);
   emit (eg, w);
+}
+
+void
+audit_inject (struct conn *c, const char *name, const char *method, size_t method_len,
+              const char *path, size_t path_len)
+{
+  struct egress *eg = c->eg;
+  char host[HOST_NAME_MAX_LEN + 1], *request;
+  struct json_writer *w;
+  struct timespec now;
+
+  if (eg->opt.audit_fd < 0)
+    return;
+  if (!audit_ready (eg))
+    {
+      eg->audit_lost++;
+      return;
+    }
+  if (path_len > 256)
+    path_len = 256;
+  request = xasprintf ("%.*s %.*s", (int) method_len, method, (int) path_len, path);
+  host_format (&c->host, false, host);
+  clock_gettime (CLOCK_REALTIME, &now);
+  w = begin (&eg->opt, &now, "inject");
+  json_kv_string (w, "credential", name);
+  json_kv_string (w, "host", host);
+  json_kv_uint (w, "port", c->port);
+  json_kv_string (w, "request", request);
+  emit (eg, w);
+  free (request);
 }
 
 int

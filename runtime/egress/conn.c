@@ -113,6 +113,7 @@ conn_close (struct conn *c, const char *reason)
   if (c->dead)
     return;
   c->dead = true;
+  mitm_free (c);
   resolver_cancel (c);
   finish_record (c, reason);
   close_fd (&c->client);
@@ -174,6 +175,11 @@ conn_close_all (struct egress *eg)
 static void
 conn_pump (struct conn *c)
 {
+  if (c->mitm)
+    {
+      mitm_pump (c);
+      return;
+    }
   if (c->in_pump)
     {
       c->repump = true;

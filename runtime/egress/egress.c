@@ -15,6 +15,8 @@
  *                  [--dns-udp-fd N] [--dns-tcp-fd N] [--dns-udp6-fd N]
  *                  [--dns-tcp6-fd N] [--dns-cache-entries N]
  *                  [--approver-fd N [--ask-timeout S] [--ask-max N]]
+ *                  [--credentials-fd N [--trust-store PATH]]
+ *   agentrt-egress --make-ca HOSTS --id ID [--ca-days N]
  *   --http-fd, --socks-fd  listening TCP sockets (HTTP/1.1 proxy, SOCKS5)
  *   --init-pidfd           pidfd of the container's init: when it becomes
  *                          readable (init exited) the proxy exits
@@ -40,6 +42,15 @@
  *                          allowlist are asked about, each question
  *                          waiting --ask-timeout seconds (30), at most
  *                          --ask-max (16) at once
+ *   --credentials-fd       a pipe with the runtime's credential message
+ *                          (inject_wire.h), read to its end at startup:
+ *                          connections to those credentials' hosts are
+ *                          intercepted (mitm.c), verified against
+ *                          --trust-store (default
+ *                          /etc/ssl/certs/ca-certificates.crt)
+ *   --make-ca HOSTS        makes the container's CA (tls.h) for the comma
+ *                          list HOSTS, valid --ca-days (default 2), writes
+ *                          its key and certificate (PEM) to stdout, exits
  * Every fd is inherited; nothing else from the environment is used.  The
  * proxy exits 0 on SIGTERM, SIGINT or init exit, 1 when it cannot start
  * (message on stderr), 2 on a usage error. */
@@ -65,10 +76,12 @@
 #include "common/xalloc.h"
 #include "ask.h"
 #include "egress.h"
+#include "inject_wire.h"
 #include "lockdown.h"
 #include "namecache.h"
 #include "runtime/fault.h"
 #include "selftest.h"
+#include "tls.h"
 
 #define TICK_MS 250
 #define MAX_EVENTS 256
@@ -105,7 +118,9 @@ usage (const char *msg)
            "       [--handshake-timeout S] [--max-conns N] [--busy-poll-us N] [--allow-broad]\n"
            "       [--no-landlock] [--transparent-fd N] [--transparent6-fd N]\n"
            "       [--dns-udp-fd N] [--dns-tcp-fd N] [--dns-udp6-fd N] [--dns-tcp6-fd N]\n"
-           "       [--dns-cache-entries N] [--approver-fd N [--ask-timeout S] [--ask-max N]]\n",
+           "       [--dns-cache-entries N] [--approver-fd N [--ask-timeout S] [--ask-max N]]\n"
+           "       [--credentials-fd N [--trust-store PATH]]\n"
+           "       agentrt-egress --make-ca HOSTS --id ID [--ca-days N]\n",
            msg);
   exit (2);
 }
@@ -132,7 +147,8 @@ parse_args (int argc, char **argv, struct egress_options *o)
 {
   enum { O_ID = 256, O_HTTP, O_SOCKS, O_PIDFD, O_AUDIT, O_ALLOW, O_RESOLV, O_HOSTS, O_UID,
          O_GID, O_IDLE, O_HANDSHAKE, O_MAX, O_POLL, O_BROAD, O_NOLL, O_SELFTEST, O_TP, O_TP6,
-         O_DUDP, O_DTCP, O_DUDP6, O_DTCP6, O_DCACHE, O_APPROVER, O_ASKTIME, O_ASKMAX };
+         O_DUDP, O_DTCP, O_DUDP6, O_DTCP6, O_DCACHE, O_APPROVER, O_ASKTIME, O_ASKMAX, O_CREDS,
+         O_TRUST, O_MKCA, O_CADAYS };
   static const struct option opts[] = {
     { "id", required_argument, NULL, O_ID },
     { "http-fd", required_argument, NULL, O_HTTP },
@@ -161,6 +177,10 @@ parse_args (int argc, char **argv, struct egress_options *o)
     { "approver-fd", required_argument, NULL, O_APPROVER },
     { "ask-timeout", required_argument, NULL, O_ASKTIME },
     { "ask-max", required_argument, NULL, O_ASKMAX },
+    { "credentials-fd", required_argument, NULL, O_CREDS },
+    { "trust-store", required_argument, NULL, O_TRUST },
+    { "make-ca", required_argument, NULL, O_MKCA },
+    { "ca-days", required_argument, NULL, O_CADAYS },
     { NULL, 0, NULL, 0 },
   };
   int c;
@@ -172,6 +192,7 @@ parse_args (int argc, char **argv, struct egress_options *o)
     .transparent_fd = -1, .transparent6_fd = -1, .dns_udp_fd = -1, .dns_tcp_fd = -1,
     .dns_udp6_fd = -1, .dns_tcp6_fd = -1, .dns_cache_entries = NAMECACHE_DEFAULT_ENTRIES,
     .approver_fd = -1, .ask_timeout_s = 30, .ask_max = 16,
+    .credentials_fd = -1, .trust_store = "/etc/ssl/certs/ca-certificates.crt", .ca_days = 2,
   };
   while ((c = getopt_long (argc, argv, "", opts, NULL)) != -1)
     switch (c)
@@ -203,11 +224,19 @@ parse_args (int argc, char **argv, struct egress_options *o)
       case O_APPROVER: o->approver_fd = (int) number ("approver-fd", optarg, 0, 1 << 20); break;
       case O_ASKTIME: o->ask_timeout_s = number ("ask-timeout", optarg, 1, 600); break;
       case O_ASKMAX: o->ask_max = number ("ask-max", optarg, 1, 256); break;
+      case O_CREDS: o->credentials_fd = (int) number ("credentials-fd", optarg, 0, 1 << 20); break;
+      case O_TRUST: o->trust_store = optarg; break;
+      case O_MKCA: o->make_ca = optarg; break;
+      case O_CADAYS: o->ca_days = number ("ca-days", optarg, 1, 3660); break;
       default: usage ("unknown option");
       }
   if (optind != argc)
     usage ("unexpected argument");
   if (o->self_test)
+    return;
+  if (o->make_ca && !o->id)
+    usage ("--make-ca needs --id");
+  if (o->make_ca)
     return;
   if (!o->id || !o->allow || o->http_fd < 0 || o->socks_fd < 0 || o->init_pidfd < 0
       || o->audit_fd < 0)
@@ -382,6 +411,62 @@ setup_transparent (struct egress *eg, agentrt_error_t *err)
   return stub_setup (eg, err);
 }
 
+/* The runtime's credential message, read to its end and closed; the TLS
+ * contexts made from it and the trust store, all before lockdown. */
+static int
+setup_credentials (struct egress *eg, agentrt_error_t *err)
+{
+  cleanup_close int fd = eg->opt.credentials_fd;
+  char *buf;
+  size_t n = 0;
+  int r;
+
+  eg->opt.credentials_fd = -1;
+  if (fd < 0)
+    return 0;
+  buf = xmalloc (INJECT_WIRE_MAX + 1);
+  while (n <= INJECT_WIRE_MAX)
+    {
+      ssize_t got = read (fd, buf + n, INJECT_WIRE_MAX + 1 - n);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        {
+          r = got < 0 ? -errno : 0;
+          if (r < 0)
+            {
+              free (buf);
+              return agentrt_error (err, -r, "--credentials-fd: read");
+            }
+          break;
+        }
+      n += (size_t) got;
+    }
+  eg->inject = xzalloc (sizeof (*eg->inject));
+  r = inject_wire_decode (buf, n, eg->inject, err);
+  explicit_bzero (buf, INJECT_WIRE_MAX + 1);
+  free (buf);
+  if (r < 0)
+    {
+      free (eg->inject);
+      eg->inject = NULL;
+      return -1;
+    }
+  eg->tls = tls_setup (eg->inject, eg->opt.trust_store, err);
+  return eg->tls ? 0 : agentrt_error_wrap (err, "injected credentials");
+}
+
+static void
+free_credentials (struct egress *eg)
+{
+  tls_free (eg->tls);
+  if (eg->inject)
+    inject_set_release (eg->inject);
+  free (eg->inject);
+  eg->tls = NULL;
+  eg->inject = NULL;
+}
+
 /* Closes every inherited fd above stderr that the contract does not name:
  * a stray directory or socket fd from the runtime must not reach the
  * sandbox (Landlock does not restrict fds opened before it): a failure is
@@ -400,7 +485,7 @@ close_other_fds (const struct egress_options *o, agentrt_error_t *err)
 {
   int keep[] = { o->http_fd, o->socks_fd, o->init_pidfd, o->audit_fd, o->resolv_fd, o->hosts_fd,
                  o->transparent_fd, o->transparent6_fd, o->dns_udp_fd, o->dns_tcp_fd,
-                 o->dns_udp6_fd, o->dns_tcp6_fd, o->approver_fd };
+                 o->dns_udp6_fd, o->dns_tcp6_fd, o->approver_fd, o->credentials_fd };
   size_t n = sizeof (keep) / sizeof (*keep);
   unsigned next = 3;
 
@@ -463,6 +548,8 @@ setup (struct egress *eg, agentrt_error_t *err)
     return -1;
   eg->pipe_size = PIPE_SIZE;
   poll_window_init (&eg->poll, eg->opt.busy_poll_us);
+  if (setup_credentials (eg, err) < 0)
+    return -1;
 
   if (lockdown_privileges (eg->opt.uid, eg->opt.gid, err) < 0)
     return -1;
@@ -565,6 +652,13 @@ main (int argc, char **argv)
   parse_args (argc, argv, &eg.opt);
   if (eg.opt.self_test)
     return selftest_run (&eg.opt);
+  if (eg.opt.make_ca)
+    {
+      if (tls_make_ca (eg.opt.id, eg.opt.make_ca, eg.opt.ca_days, STDOUT_FILENO, &err) == 0)
+        return 0;
+      fprintf (stderr, "agentrt-egress: %s\n", err->msg);
+      return 1;
+    }
   if (setup (&eg, &err) < 0)
     {
       /* before a connection was accepted: the agent has no egress, and
@@ -573,6 +667,7 @@ main (int argc, char **argv)
       audit_stopped (&eg.opt, msg);
       fprintf (stderr, "agentrt-egress: %s\n", err->msg);
       stub_free (&eg);
+      free_credentials (&eg);
       ask_free (&eg);
       namecache_free (eg.names);
       allowlist_free (eg.allow); /* parsed before a later step failed */
@@ -593,6 +688,7 @@ main (int argc, char **argv)
   while (eg.resolves)
     resolve_cancel (eg.resolves);
   namecache_free (eg.names);
+  free_credentials (&eg);
   pipes_free (&eg);
   allowlist_free (eg.allow);
   free (eg.hosts);

@@ -46,6 +46,12 @@ struct egress_options
   unsigned idle_timeout_s, handshake_timeout_s, max_conns, busy_poll_us;
   bool allow_broad, no_landlock;
   const char *self_test; /* hidden: run a lockdown self-test and exit */
+  /* Injected credentials (tls.h, mitm.c): the runtime's message, the
+   * trust store for their hosts; --make-ca HOSTS makes a CA and exits. */
+  int credentials_fd;
+  const char *trust_store;
+  const char *make_ca;
+  unsigned ca_days;
 };
 
 struct pipe_pair
@@ -55,6 +61,9 @@ struct pipe_pair
 };
 
 struct conn;
+struct mitm;
+struct inject_set;
+struct tls_state;
 struct resolve_result;
 struct namecache;
 struct stub;
@@ -91,6 +100,9 @@ struct egress
   bool audit_shut; /* the open connections were closed for it */
   int audit_errno;
   uint64_t audit_lost; /* records not written since the last that was */
+  /* Injected credentials, when the runtime gave some (--credentials-fd). */
+  struct inject_set *inject;
+  struct tls_state *tls;
 };
 
 struct endpoint
@@ -191,6 +203,11 @@ struct conn
   int req_state, resp_state;
   bool head_request, client_close, upstream_close;
   bool upstream_reused; /* the current request went to a kept-alive upstream */
+
+  /* A credential host's connection the sidecar speaks TLS on (mitm.c). */
+  struct mitm *mitm;
+  bool intercepted;
+  const char *standin; /* a credential's stand-in seen going out as it is */
 };
 
 /* conn.c */
@@ -263,6 +280,16 @@ void stub_free (struct egress *eg);
 /* Is the allowlist willing to name name (a host name) on some port? */
 bool stub_name_allowed (struct egress *eg, const char *name);
 
+/* mitm.c: connections to a credential's hosts */
+/* Should this connection (upstream connected, f holding the client's
+ * first bytes, if any) be intercepted? */
+bool mitm_wanted (const struct conn *c, const struct flow *f);
+/* Takes the connection over: f's bytes go to the agent-side TLS, reply
+ * (the CONNECT's 200, or NULL) goes out before it. */
+void mitm_start (struct conn *c, struct flow *f, const char *reply);
+void mitm_pump (struct conn *c);
+void mitm_free (struct conn *c);
+
 /* resolver.c */
 #define RESOLVE_HOSTS_TTL 60 /* the TTL of an answer from the hosts file */
 struct resolve_result
@@ -293,6 +320,10 @@ void resolver_cancel (struct conn *c);
  * it says so on stderr, closes every connection it relays and refuses new
  * ones (audit-unavailable) until a line goes through again. */
 void audit_write (struct conn *c);
+/* The record of one injection: the credential's name, the connection's
+ * host and port, the request's method and path without its query. */
+void audit_inject (struct conn *c, const char *name, const char *method, size_t method_len,
+                   const char *path, size_t path_len);
 /* The record of one DNS stub answer or refusal.  -1 when it cannot be
  * written (audit-failed mode, as for audit_write): the stub then sends
  * SERVFAIL instead of the answer it would have given. */

@@ -74,8 +74,8 @@ head_end (const char *buf, size_t len, int too_large, struct http_error *e)
   return 0;
 }
 
-static const char *
-field_value (const char *buf, const struct http_field *f, size_t *vlen)
+const char *
+http_field_value (const char *buf, const struct http_field *f, size_t *vlen)
 {
   const char *v = buf + f->line + f->name_len + 1;
   const char *end = buf + f->line + f->line_len;
@@ -197,7 +197,7 @@ head_semantics (const char *buf, struct http_head *h, bool request, bool no_body
       size_t vlen, nl = f->name_len;
       uint64_t cl;
 
-      v = field_value (buf, f, &vlen);
+      v = http_field_value (buf, f, &vlen);
       if (request && ieq (name, nl, "host"))
         {
           if (*host)
@@ -356,12 +356,11 @@ parse_target (const char *buf, size_t t, size_t tlen, struct http_request *r,
   return 0;
 }
 
-int
-http_parse_request (const char *buf, size_t len, struct http_request *r,
-                    struct http_error *e)
+/* The head's request line, fields and framing, either form. */
+static int
+parse_request_head (const char *buf, size_t len, struct http_request *r, size_t *target,
+                    size_t *tlen, const struct http_field **host, struct http_error *e)
 {
-  const struct http_field *host = NULL;
-  size_t target, tlen;
   long end = head_end (buf, len, 431, e);
 
   if (end <= 0)
@@ -369,10 +368,50 @@ http_parse_request (const char *buf, size_t len, struct http_request *r,
   memset (r, 0, sizeof (*r));
   r->head.len = (size_t) end;
   r->head.first_line_len = (size_t) ((const char *) memchr (buf, '\r', len) - buf);
-  if (parse_request_line (buf, r, &target, &tlen, e) < 0
+  if (parse_request_line (buf, r, target, tlen, e) < 0
       || parse_fields (buf, &r->head, 400, e) < 0
-      || head_semantics (buf, &r->head, true, false, &host, e) < 0)
+      || head_semantics (buf, &r->head, true, false, host, e) < 0)
     return HTTP_PARSE_ERROR;
+  return HTTP_PARSE_DONE;
+}
+
+int
+http_parse_origin_request (const char *buf, size_t len, uint16_t default_port,
+                           struct http_request *r, struct http_error *e)
+{
+  const struct http_field *host = NULL;
+  size_t target, tlen, vlen;
+  const char *v;
+  int rc = parse_request_head (buf, len, r, &target, &tlen, &host, e);
+
+  if (rc != HTTP_PARSE_DONE)
+    return rc;
+  if (r->method_len == 7 && memcmp (buf, "CONNECT", 7) == 0)
+    return fail (e, 400, "connect-in-tunnel");
+  if (!(buf[target] == '/' || (tlen == 1 && buf[target] == '*')))
+    return fail (e, 400, "not-origin-form");
+  if (memchr (buf + target, '#', tlen))
+    return fail (e, 400, "fragment");
+  if (host == NULL)
+    return fail (e, 400, "missing-host");
+  r->path = target;
+  r->path_len = tlen;
+  v = http_field_value (buf, host, &vlen);
+  if (parse_authority (v, vlen, default_port, &r->host, &r->port, e) < 0)
+    return HTTP_PARSE_ERROR;
+  return HTTP_PARSE_DONE;
+}
+
+int
+http_parse_request (const char *buf, size_t len, struct http_request *r,
+                    struct http_error *e)
+{
+  const struct http_field *host = NULL;
+  size_t target, tlen;
+  int rc = parse_request_head (buf, len, r, &target, &tlen, &host, e);
+
+  if (rc != HTTP_PARSE_DONE)
+    return rc;
   r->is_connect = r->method_len == 7 && memcmp (buf, "CONNECT", 7) == 0;
   if (parse_target (buf, target, tlen, r, e) < 0)
     return HTTP_PARSE_ERROR;
@@ -385,7 +424,7 @@ http_parse_request (const char *buf, size_t len, struct http_request *r,
       struct host hh;
       uint16_t hport;
       size_t vlen;
-      const char *v = field_value (buf, host, &vlen);
+      const char *v = http_field_value (buf, host, &vlen);
 
       if (parse_authority (v, vlen, r->is_connect ? r->port : 80, &hh, &hport, e) < 0)
         return HTTP_PARSE_ERROR;

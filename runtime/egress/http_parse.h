@@ -70,6 +70,10 @@ struct http_response
   int status;
 };
 
+/* The value of field f of the head in buf: after the colon and blanks,
+ * before trailing blanks (*vlen bytes). */
+const char *http_field_value (const char *buf, const struct http_field *f, size_t *vlen);
+
 /* Return values of the head parsers. */
 enum
 {
@@ -84,6 +88,13 @@ enum
  * absolute-form http:// URIs whose authority agrees with Host. */
 int http_parse_request (const char *buf, size_t len, struct http_request *req,
                         struct http_error *e);
+
+/* Parses an origin-form request head (a request inside a TLS connection
+ * the sidecar terminated: "GET /path HTTP/1.1" and a Host field, which
+ * names the host and port, default_port when it has none).  CONNECT and
+ * absolute-form are refused. */
+int http_parse_origin_request (const char *buf, size_t len, uint16_t default_port,
+                               struct http_request *req, struct http_error *e);
 
 /* Parses a response head; head_request says the request was HEAD (the
  * response then has no body whatever its fields say). */

@@ -12,6 +12,8 @@ libegress_a_SOURCES = \
 	runtime/egress/dns.c runtime/egress/dns.h \
 	runtime/egress/dns_stub.c runtime/egress/dns_stub.h \
 	runtime/egress/http_parse.c runtime/egress/http_parse.h \
+	runtime/egress/inject_rewrite.c runtime/egress/inject_rewrite.h \
+	runtime/egress/inject_wire.c runtime/egress/inject_wire.h \
 	runtime/egress/namecache.c runtime/egress/namecache.h \
 	runtime/egress/nameconf.c runtime/egress/nameconf.h \
 	runtime/egress/netaddr.c runtime/egress/netaddr.h \
@@ -32,6 +34,7 @@ check_PROGRAMS += \
 	tests/unit/test-egress-dns-stub \
 	tests/unit/test-egress-peek \
 	tests/unit/test-egress-http \
+	tests/unit/test-egress-inject \
 	tests/unit/test-egress-netaddr \
 	tests/unit/test-egress-poll \
 	tests/unit/test-egress-public-suffix \
@@ -44,6 +47,7 @@ TESTS += \
 	tests/unit/test-egress-dns-stub \
 	tests/unit/test-egress-peek \
 	tests/unit/test-egress-http \
+	tests/unit/test-egress-inject \
 	tests/unit/test-egress-netaddr \
 	tests/unit/test-egress-poll \
 	tests/unit/test-egress-public-suffix \
@@ -56,6 +60,7 @@ tests_unit_test_egress_dns_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_dns_stub_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_peek_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_http_LDADD = $(EGRESS_UNIT_LDADD)
+tests_unit_test_egress_inject_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_netaddr_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_poll_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_public_suffix_LDADD = $(EGRESS_UNIT_LDADD)
@@ -68,17 +73,19 @@ agentrt_egress_SOURCES = \
 	runtime/egress/conn.c \
 	runtime/egress/egress.c runtime/egress/egress.h \
 	runtime/egress/lockdown.c runtime/egress/lockdown.h \
+	runtime/egress/mitm.c \
 	runtime/egress/proxy_http.c \
 	runtime/egress/proxy_socks.c \
 	runtime/egress/relay.c \
 	runtime/egress/resolver.c \
 	runtime/egress/selftest.c runtime/egress/selftest.h \
 	runtime/egress/stub.c \
+	runtime/egress/tls.c runtime/egress/tls.h \
 	runtime/egress/transparent.c \
 	runtime/fault.c runtime/fault.h
-agentrt_egress_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
+agentrt_egress_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(OPENSSL_CFLAGS)
 agentrt_egress_LDFLAGS = $(AM_LDFLAGS) $(EGRESS_LDFLAGS)
-agentrt_egress_LDADD = libegress.a liboci.a libcommon.a $(SECCOMP_LIBS)
+agentrt_egress_LDADD = libegress.a liboci.a libcommon.a $(SECCOMP_LIBS) $(OPENSSL_LIBS)
 
 # End-to-end test of the binary in network namespaces of its own: needs
 # root (skips otherwise), takes about a minute.
@@ -86,10 +93,11 @@ TESTS += tests/egress/run.sh
 
 EXTRA_DIST += docs/egress.md \
 	tests/egress/run.sh tests/egress/launch.py tests/egress/server.py \
-	tests/egress/client.py tests/egress/dns_server.py \
+	tests/egress/client.py tests/egress/dns_server.py tests/egress/git_server.py \
 	tests/egress/ask.sh tests/egress/approver.py \
 	tests/egress/packages \
 	tests/fuzz/fuzz-http.c tests/fuzz/fuzz-socks5.c tests/fuzz/fuzz-allowlist.c \
-	tests/fuzz/fuzz-peek.c tests/fuzz/fuzz-dns-query.c tests/fuzz/fuzz-ask-answer.c \
-	tests/fuzz/corpus/http tests/fuzz/corpus/socks5 tests/fuzz/corpus/allowlist \
+	tests/fuzz/fuzz-peek.c tests/fuzz/fuzz-dns-query.c tests/fuzz/fuzz-inject.c \
+	tests/fuzz/fuzz-ask-answer.c \
+	tests/fuzz/corpus/inject tests/fuzz/corpus/http tests/fuzz/corpus/socks5 tests/fuzz/corpus/allowlist \
 	tests/fuzz/corpus/peek tests/fuzz/corpus/dns-query tests/fuzz/corpus/ask-answer

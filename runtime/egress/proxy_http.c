@@ -11,6 +11,7 @@
 
 #include "common/xalloc.h"
 #include "egress.h"
+#include "inject_rewrite.h"
 
 enum
 {
@@ -103,6 +104,13 @@ queue_request (struct conn *c, struct flow *f, const struct http_request *r)
 {
   char *out = xmalloc (r->head.len + 16);
   size_t n = http_request_rewrite (f->buf + f->off, r, out);
+  const struct inject_cred *seen
+      = inject_find_standin (c->eg->inject, f->buf + f->off, r->head.len, &r->head);
+
+  /* In clear to any host: it goes out as it is (never the value), and the
+   * audit line says so. */
+  if (seen)
+    c->standin = seen->name;
 
   c->head_request = r->method_len == 4 && memcmp (f->buf + f->off, "HEAD", 4) == 0;
   c->client_close = r->head.close;
@@ -200,6 +208,11 @@ http_upstream_ready (struct conn *c)
 {
   static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 
+  if (strcmp (c->proto, "connect") == 0 && mitm_wanted (c, &c->up))
+    {
+      mitm_start (c, &c->up, established);
+      return;
+    }
   if (strcmp (c->proto, "connect") == 0)
     {
       flow_queue_out (&c->down, established, sizeof (established) - 1);

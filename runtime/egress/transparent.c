@@ -26,6 +26,7 @@
 
 #include "ask.h"
 #include "egress.h"
+#include "inject_rewrite.h"
 #include "namecache.h"
 #include "peek.h"
 
@@ -183,6 +184,30 @@ transparent_lookup (struct conn *c)
     conn_refuse (c, "deny", "resolve-failed");
 }
 
+/* Decided and connected: relayed as it is, or, for a credential's host
+ * over TLS, intercepted (mitm.c).  A plain HTTP head carrying a stand-in
+ * goes out as it is, recorded. */
+static enum inspect_result
+pass_or_intercept (struct conn *c, struct flow *f)
+{
+  const struct inject_cred *seen;
+  struct http_request r;
+  struct http_error e;
+
+  c->tp_state = TP_PASS;
+  if (f->len && mitm_wanted (c, f))
+    {
+      mitm_start (c, f, NULL);
+      return INSPECT_STOP;
+    }
+  if (f->len && c->eg->inject
+      && http_parse_origin_request (f->buf + f->off, f->len, c->port, &r, &e) == HTTP_PARSE_DONE
+      && (seen = inject_find_standin (c->eg->inject, f->buf + f->off, r.head.len, &r.head)))
+    c->standin = seen->name;
+  f->pass = FLOW_UNTIL_EOF;
+  return INSPECT_CONTINUE;
+}
+
 enum inspect_result
 transparent_inspect_up (struct conn *c, struct flow *f)
 {
@@ -190,11 +215,7 @@ transparent_inspect_up (struct conn *c, struct flow *f)
   enum peek_result r;
 
   if (c->tp_state == TP_PASS || (c->tp_state == TP_CHECK && f->len == 0 && f->eof))
-    {
-      c->tp_state = TP_PASS;
-      f->pass = FLOW_UNTIL_EOF;
-      return INSPECT_CONTINUE;
-    }
+    return pass_or_intercept (c, f);
   if (f->len == 0 && f->eof)
     {
       conn_close (c, "client-closed");
@@ -226,9 +247,7 @@ transparent_inspect_up (struct conn *c, struct flow *f)
     }
   if (r == PEEK_NAME)
     c->via = peek_proto_via (p.proto);
-  c->tp_state = TP_PASS;
-  f->pass = FLOW_UNTIL_EOF;
-  return INSPECT_CONTINUE;
+  return pass_or_intercept (c, f);
 }
 
 enum inspect_result

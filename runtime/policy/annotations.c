@@ -10,11 +10,15 @@
 #include "common/closest.h"
 #include "common/xalloc.h"
 #include "annotations.h"
+#include "credentials.h"
 #include "egress_policy.h"
 
 #define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
 
 static const struct annotation_info infos[] = {
+  { ANNOTATION_CREDENTIALS, true,
+    "comma list of credentials the policy declares (credentials.inject): "
+    "the agent gets a stand-in, the sidecar adds the value for their hosts" },
   { ANNOTATION_EGRESS, false,
     "proxy (default): egress only through the sidecar proxy; none: no "
     "sidecar, `lo` only" },
@@ -210,6 +214,12 @@ parse_one (const char *key, const char *v, const struct agent_policy *policy,
     return parse_env_keep (v, policy, req, err);
   if (strcmp (key, ANNOTATION_TIMEOUT) == 0)
     return parse_timeout (v, policy, req, err);
+  if (strcmp (key, ANNOTATION_CREDENTIALS) == 0)
+    {
+      free (req->credentials);
+      return credentials_select (v, policy->inject, policy->n_inject, &req->credentials,
+                                 &req->n_credentials, err);
+    }
   return unknown_key (key, err);
 }
 
@@ -250,5 +260,6 @@ harden_request_release (struct harden_request *req)
 {
   free (req->egress_allow);
   str_list_free (&req->env_keep);
+  free (req->credentials);
   memset (req, 0, sizeof (*req));
 }

@@ -16,6 +16,7 @@
 #include "policy.h"
 
 #define ANNOTATION_PREFIX "run.agentrt."
+#define ANNOTATION_CREDENTIALS "run.agentrt.credentials"
 #define ANNOTATION_EGRESS "run.agentrt.egress"
 #define ANNOTATION_EGRESS_ALLOW "run.agentrt.egress.allow"
 #define ANNOTATION_ENV_KEEP "run.agentrt.env.keep"
@@ -41,6 +42,8 @@ struct harden_request
   struct str_list env_keep;     /* names */
   uint64_t lifetime;            /* seconds: policy's, or the annotation's */
   bool has_timeout;             /* lifetime came from run.agentrt.timeout */
+  size_t *credentials;          /* indexes into policy->inject */
+  size_t n_credentials;
   bool ask_off;                 /* run.agentrt.egress.ask=off */
 };
 

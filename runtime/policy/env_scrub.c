@@ -12,6 +12,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "env_names.h"
+#include "credentials.h"
 #include "env_scrub.h"
 
 static const char *
@@ -91,8 +92,12 @@ env_scrub (struct str_list *env, const struct str_list *keep,
       const char *eq = strchr (entry, '=');
       cleanup_free char *name = eq ? xstrndup (entry, (size_t) (eq - entry))
                                    : NULL;
+      /* A stand-in (credentials.h) is worthless outside the sidecar: a
+       * hardened config hardened again keeps the ones it was given. */
       const char *why
-          = entry_reason (name ? name : entry, eq ? eq + 1 : NULL, policy);
+          = eq && credential_standin_valid (eq + 1)
+                ? NULL
+                : entry_reason (name ? name : entry, eq ? eq + 1 : NULL, policy);
 
       if (why == NULL)
         env->items[out++] = entry;

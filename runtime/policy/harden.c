@@ -11,6 +11,7 @@
 #include "common/xalloc.h"
 #include "annotations.h"
 #include "binds.h"
+#include "credentials.h"
 #include "env_scrub.h"
 #include "fs_mounts.h"
 #include "harden.h"
@@ -51,6 +52,42 @@ harden_egress_name (enum harden_egress mode)
   return mode == HARDEN_EGRESS_NONE ? "none" : "proxy";
 }
 
+/* The stand-ins of the container's credentials, and the CA bundle that
+ * makes the sidecar's certificates for their hosts trusted. */
+static void
+harden_process_credentials (struct oci_process *process,
+                            const struct agent_policy *policy,
+                            const struct harden_directives *d,
+                            struct change_list *changes)
+{
+  static const char *const ca_vars[] = HARDEN_CA_VARS;
+  bool changed = false;
+
+  for (size_t i = 0; i < d->n_credentials; i++)
+    {
+      const struct harden_credential *c = &d->credentials[i];
+      cleanup_free char *hosts = NULL;
+      cleanup_free char *why = NULL;
+
+      for (size_t k = 0; k < policy->n_inject && hosts == NULL; k++)
+        if (strcmp (policy->inject[k].name, c->name) == 0)
+          hosts = str_list_join (&policy->inject[k].hosts, ", ");
+      why = xasprintf ("a stand-in for the credential %s: the sidecar puts the "
+                       "value in for %s only", c->name, hosts ? hosts : "(none)");
+      env_set (&process->env, c->env, c->standin, why, changes);
+    }
+  if (d->n_credentials == 0)
+    return;
+  for (size_t i = 0; i < sizeof (ca_vars) / sizeof (*ca_vars); i++)
+    changed |= env_set (&process->env, ca_vars[i], HARDEN_CA_BUNDLE, NULL, NULL);
+  if (changed)
+    change_add (changes, CHANGE_ENV_SET, "SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, "
+                "REQUESTS_CA_BUNDLE, GIT_SSL_CAINFO, CURL_CA_BUNDLE",
+                "name " HARDEN_CA_BUNDLE ": the image's CAs and the sidecar's "
+                "CA of this container (it speaks TLS to the agent for the "
+                "credentials' hosts)");
+}
+
 void
 harden_process (struct oci_process *process, const struct agent_policy *policy,
                 const struct harden_directives *d, struct change_list *changes)
@@ -73,6 +110,7 @@ harden_process (struct oci_process *process, const struct agent_policy *policy,
                     "egress goes through the sidecar proxy "
                     HARDEN_PROXY_HTTP_URL " and " HARDEN_PROXY_SOCKS_URL);
     }
+  harden_process_credentials (process, policy, d, changes);
   privileges_harden (process, policy, changes);
 }
 
@@ -309,6 +347,39 @@ fill_directives (struct harden_directives *d, struct harden_request *req,
   d->audit_dir = xstrdup (policy->audit_dir);
 }
 
+/* The credentials the annotation selected, with the runtime's stand-ins;
+ * they need the sidecar. */
+static int
+fill_credentials (struct harden_directives *d, const struct harden_request *req,
+                  const struct agent_policy *policy, const struct host_view *host,
+                  agentrt_error_t *err)
+{
+  if (req->n_credentials == 0)
+    return 0;
+  if (d->egress != HARDEN_EGRESS_PROXY)
+    return agentrt_error (err, EINVAL, "annotation " ANNOTATION_CREDENTIALS ": "
+                          "credentials are added by the egress sidecar, and "
+                          ANNOTATION_EGRESS " is none");
+  if (host->standins == NULL || host->standins->len < policy->n_inject)
+    return agentrt_error (err, EINVAL, "annotation " ANNOTATION_CREDENTIALS ": "
+                          "no stand-ins were made for the credentials");
+  d->credentials = xzalloc (req->n_credentials * sizeof (*d->credentials));
+  for (size_t i = 0; i < req->n_credentials; i++)
+    {
+      const struct credential_decl *decl = &policy->inject[req->credentials[i]];
+      const char *standin = host->standins->items[req->credentials[i]];
+
+      if (!credential_standin_valid (standin))
+        return agentrt_error (err, EINVAL, "credential %s: a malformed stand-in",
+                              decl->name);
+      d->credentials[i].name = xstrdup (decl->name);
+      d->credentials[i].env = xstrdup (decl->env ? decl->env : decl->name);
+      d->credentials[i].standin = xstrdup (standin);
+      d->n_credentials++;
+    }
+  return 0;
+}
+
 /* Changes that only state the directives, for the audit trail. */
 static void
 record_directives (const struct harden_directives *d,
@@ -357,6 +428,12 @@ harden (struct oci_config *config, const struct agent_policy *policy,
       return -1;
     }
   fill_directives (&r.directives, &req, policy);
+  if (fill_credentials (&r.directives, &req, policy, host, err) < 0)
+    {
+      harden_request_release (&req);
+      harden_result_release (&r);
+      return -1;
+    }
   if (binds_harden (config, policy, host, &r.directives, &r.changes, err) < 0)
     {
       harden_request_release (&req);
@@ -420,6 +497,13 @@ harden_directives_release (struct harden_directives *d)
   free (d->egress_allow);
   egress_ask_release (&d->egress_ask);
   str_list_free (&d->env_keep);
+  for (size_t i = 0; i < d->n_credentials; i++)
+    {
+      free (d->credentials[i].name);
+      free (d->credentials[i].env);
+      free (d->credentials[i].standin);
+    }
+  free (d->credentials);
   free (d->audit_dir);
   str_list_free (&d->required_masks);
   str_list_free (&d->protected_paths);
@@ -454,6 +538,17 @@ harden_directives_write_json (const struct harden_directives *d,
   net_plan_write_json (&d->net_facts, w);
   json_kv_string (w, "userns", harden_userns_name (d->userns));
   write_list (w, "envKeep", &d->env_keep);
+  json_key (w, "credentials");
+  json_begin_array (w);
+  for (size_t i = 0; i < d->n_credentials; i++)
+    {
+      json_begin_object (w);
+      json_kv_string (w, "name", d->credentials[i].name);
+      json_kv_string (w, "env", d->credentials[i].env);
+      json_kv_string (w, "standin", d->credentials[i].standin);
+      json_end_object (w);
+    }
+  json_end_array (w);
   json_kv_uint (w, "sidecarUid", d->sidecar_uid);
   json_kv_uint (w, "sidecarGid", d->sidecar_gid);
   json_kv_uint (w, "sidecarBusyPollMicroseconds", d->sidecar_busy_poll_us);

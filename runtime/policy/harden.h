@@ -27,6 +27,24 @@
 #define HARDEN_PROXY_SOCKS_URL "socks5h://127.0.0.1:1080"
 #define HARDEN_NO_PROXY "localhost,127.0.0.1,::1"
 
+/* With injected credentials: the CA bundle the agent's TLS clients trust
+ * (the image's bundle, then the sidecar's CA for this container), bound
+ * read-only by the runtime, and the variables that name it. */
+#define HARDEN_CA_BUNDLE "/run/agentrt/ca-bundle.pem"
+#define HARDEN_CA_VARS                                                          \
+  { "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "GIT_SSL_CAINFO", \
+    "CURL_CA_BUNDLE" }
+
+/* A credential given to the container (run.agentrt.credentials): its
+ * name in the policy's credentials.inject, and the stand-in the agent
+ * finds in the variable env. */
+struct harden_credential
+{
+  char *name;
+  char *env;
+  char *standin;
+};
+
 enum harden_rootfs
 {
   HARDEN_ROOTFS_READONLY,  /* root.readonly = true */
@@ -75,6 +93,11 @@ struct harden_directives
   /* Variable names let through scrubbing (run.agentrt.env.keep): exec'd
    * processes are scrubbed with the same list (harden_process). */
   struct str_list env_keep;
+
+  /* Credentials the sidecar injects (none without the annotation); their
+   * stand-ins are set in every process's env (harden_process). */
+  struct harden_credential *credentials;
+  size_t n_credentials;
 
   uint32_t sidecar_uid;
   uint32_t sidecar_gid;

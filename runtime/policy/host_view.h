@@ -124,6 +124,11 @@ struct host_view
   const struct str_list *homes;
   const struct str_list *private_dirs;
 
+  /* One random stand-in per credential the policy declares (in the order
+   * of credentials.inject), made by the runtime; NULL or short: a
+   * container that asks for credentials is refused. */
+  const struct str_list *standins;
+
   /* Who runs the runtime when it is not root (NULL: root). */
   const struct host_runtime *runtime;
 };

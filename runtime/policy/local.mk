@@ -9,6 +9,7 @@ libpolicy_a_SOURCES = \
 	runtime/policy/bind_scan.c \
 	runtime/policy/binds.c runtime/policy/binds.h \
 	runtime/policy/changes.c runtime/policy/changes.h \
+	runtime/policy/credentials.c runtime/policy/credentials.h \
 	runtime/policy/device_allow.c runtime/policy/device_allow.h \
 	runtime/policy/egress_ask.c runtime/policy/egress_ask.h \
 	runtime/policy/egress_policy.c runtime/policy/egress_policy.h \
@@ -36,6 +37,7 @@ POLICY_LIBS = libpolicyfile.a libpolicy.a libegress.a liboci.a libcommon.a \
 	$(YAJL_LIBS)
 
 POLICY_TESTS = \
+	tests/unit/test-policy-credentials \
 	tests/unit/test-policy-env \
 	tests/unit/test-policy-annotations \
 	tests/unit/test-policy-ask \
@@ -54,6 +56,7 @@ EXTRA_DIST += tests/unit/policy-fakehost.h docs/policy.md \
 	docs/policy.example.json \
 	tests/fuzz/fuzz-policy-file.c tests/fuzz/fuzz-annotations.c \
 	tests/fuzz/corpus/policy tests/fuzz/corpus/annotations
+tests_unit_test_policy_credentials_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_env_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_annotations_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_ask_LDADD = $(POLICY_LIBS)

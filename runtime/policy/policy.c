@@ -55,6 +55,7 @@ policy_init_defaults (struct agent_policy *policy)
   str_list_append (&policy->egress_ceiling, "*");
   policy->allow_broad_egress = false;
   policy->public_suffix_list = xstrdup (POLICY_DEFAULT_PUBLIC_SUFFIX_LIST);
+  policy->trust_store = xstrdup (POLICY_DEFAULT_TRUST_STORE);
   policy->egress_uplink = NET_UPLINK_AUTO;
   policy->egress_transparent = true;
   egress_ask_defaults (&policy->egress_ask);
@@ -85,6 +86,10 @@ policy_release (struct agent_policy *policy)
   free (policy->seccomp_profile);
   free (policy->public_suffix_list);
   free (policy->audit_dir);
+  free (policy->trust_store);
+  for (size_t i = 0; i < policy->n_inject; i++)
+    credential_decl_release (&policy->inject[i]);
+  free (policy->inject);
   egress_ask_release (&policy->egress_ask);
   free (policy->userns_subid_user);
   memset (policy, 0, sizeof (*policy));

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "runtime/egress/poll_window.h"
+#include "runtime/policy/credentials.h"
 #include "runtime/policy/egress_ask.h"
 #include "runtime/policy/net_plan.h"
 
@@ -23,6 +24,8 @@
 #define POLICY_DEFAULT_SECCOMP_PROFILE AGENTRT_DATADIR "/agent-default.json"
 #define POLICY_DEFAULT_AUDIT_DIR "/var/log/agentrt"
 /* Debian's publicsuffix package (runtime/egress/public_suffix.h). */
+/* Debian's ca-certificates bundle. */
+#define POLICY_DEFAULT_TRUST_STORE "/etc/ssl/certs/ca-certificates.crt"
 #define POLICY_DEFAULT_PUBLIC_SUFFIX_LIST "/usr/share/publicsuffix/public_suffix_list.dat"
 
 #define POLICY_KIB ((uint64_t) 1024)
@@ -78,6 +81,14 @@ struct agent_policy
    * container paths.  Built-in list (host_paths.h) first, the policy
    * file's extraPaths appended. */
   struct str_list credential_paths;
+
+  /* Credentials the agent may use but never read (credentials.inject,
+   * runtime/policy/credentials.h; none by default), and the trust store
+   * the sidecar verifies their hosts' certificates against
+   * (credentials.trustStore, default POLICY_DEFAULT_TRUST_STORE). */
+  struct credential_decl *inject;
+  size_t n_inject;
+  char *trust_store;
 
   /* Control sockets and socket dirs on the host (absolute; a component
    * may be a glob, as the UID in /run/user/UID).  A bind mount of one is

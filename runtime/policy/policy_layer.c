@@ -191,6 +191,30 @@ check_egress (const struct agent_policy *a, const struct agent_policy *m,
   return 0;
 }
 
+/* Only the admin declares credentials: a user's file may keep or drop
+ * the admin's, never add or change one, nor choose the trust store. */
+static int
+check_credentials (const struct agent_policy *a, const struct agent_policy *m,
+                   const char *origin, agentrt_error_t *err)
+{
+  char what[160];
+
+  for (size_t i = 0; i < m->n_inject; i++)
+    {
+      size_t k = 0;
+      while (k < a->n_inject && !credential_decl_equal (&a->inject[k], &m->inject[i]))
+        k++;
+      if (k == a->n_inject)
+        {
+          snprintf (what, sizeof what, "`%.64s` is not declared so by the admin policy",
+                    m->inject[i].name);
+          return looser (err, origin, "credentials.inject", what);
+        }
+    }
+  return check_same_string (a->trust_store, m->trust_store, origin,
+                            "credentials.trustStore", err);
+}
+
 /* The user namespace: the user may not turn it off, nor choose the ids
  * (the ranges are shared by every user of the host). */
 static int
@@ -220,6 +244,7 @@ policy_layer_check (const struct agent_policy *admin,
   if (check_files (admin, merged, origin, err) < 0
       || check_limits (admin, merged, origin, err) < 0
       || check_egress (admin, merged, origin, err) < 0
+      || check_credentials (admin, merged, origin, err) < 0
       || check_userns (admin, merged, origin, err) < 0
       || check_same_string (admin->seccomp_profile, merged->seccomp_profile,
                             origin, "seccomp.profile", err) < 0)

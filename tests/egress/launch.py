@@ -16,7 +16,13 @@ DNS query (UDP and TCP port 53, any address) to the stub and every other
 TCP connection to a non-loopback address to the transparent listener, and
 drop every other packet that would leave lo.  With --approver PATH it
 connects to that unix socket (the policy's egress.ask) as the runtime's
-monitor does and passes the connection as --approver-fd."""
+monitor does and passes the connection as --approver-fd.
+
+With --ca FILE (what `agentrt-egress --make-ca` wrote: key, then
+certificate) and one or more --credential NAME:HEADER:STANDIN:VALUE_FILE:
+HOST[,HOST...] it hands the proxy the runtime's credential message
+(runtime/egress/inject_wire.h) through a pipe, --credentials-fd, as the
+runtime's monitor does."""
 import subprocess
 import argparse
 import ctypes
@@ -85,6 +91,27 @@ def redirect(netns, port):
     run("nft", "-f", "-", stdin=(RULES % port).encode())
 
 
+def record(tag, data):
+    return b"%s %d\n%s\n" % (tag.encode(), len(data), data)
+
+
+def credential_message(ca, creds):
+    pem = open(ca, "rb").read()
+    cut = pem.index(b"-----BEGIN CERTIFICATE-----")
+    msg = record("ca-key", pem[:cut]) + record("ca-cert", pem[cut:])
+    for spec in creds:
+        name, header, standin, value_file, hosts = spec.split(":", 4)
+        value = open(value_file, "rb").read().rstrip(b"\n")
+        msg += record("name", name.encode()) + record("header", header.encode())
+        msg += record("standin", standin.encode()) + record("value", value)
+        for h in hosts.split(","):
+            msg += record("host", h.encode())
+    r, w = os.pipe()
+    os.write(w, msg)
+    os.close(w)
+    return r
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--proxy", required=True)
@@ -101,6 +128,8 @@ def main():
     p.add_argument("--transparent-port", type=int)
     p.add_argument("--dns-stub", action="store_true")
     p.add_argument("--redirect", action="store_true")
+    p.add_argument("--ca")
+    p.add_argument("--credential", action="append", default=[])
     p.add_argument("--approver")
     args, extra = p.parse_known_args()
 
@@ -128,6 +157,8 @@ def main():
         approver = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         approver.connect(args.approver)
         fds["--approver-fd"] = approver.fileno()
+    if args.ca:
+        fds["--credentials-fd"] = credential_message(args.ca, args.credential)
     argv = [args.proxy, "--id", args.id, "--allow", args.allow]
     for opt, fd in fds.items():
         os.set_inheritable(fd, True)

@@ -781,6 +781,101 @@ else
   echo "# skip: $PROXY has no fault points (configure --enable-fault-injection)"
 fi
 
+# --- injected credentials -------------------------------------------------
+# An HTTPS API (api.test) and a git server (git.test, `git http-backend`
+# asking for Basic credentials) with certificates of a test CA that the
+# proxy trusts (--trust-store), and bad.test with one it does not.  The
+# proxy gets the credential as the runtime's monitor hands it over (a
+# pipe: launch.py --credential); the client holds only the stand-in and
+# the container's CA certificate.
+if command -v openssl >/dev/null && command -v git >/dev/null; then
+  C=$T/creds
+  mkdir -p "$C"
+  newkey=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+  openssl req -x509 "${newkey[@]}" -days 2 -subj /CN=test-root -keyout "$C/root.key" \
+    -out "$C/root.pem" 2>/dev/null
+  for name in api git; do
+    openssl req "${newkey[@]}" -subj "/CN=$name.test" -keyout "$C/$name.key" -out "$C/$name.csr" 2>/dev/null
+    printf 'subjectAltName=DNS:%s.test\n' "$name" >"$C/$name.ext"
+    openssl x509 -req -in "$C/$name.csr" -CA "$C/root.pem" -CAkey "$C/root.key" -CAcreateserial \
+      -days 2 -extfile "$C/$name.ext" -out "$C/$name.pem" 2>/dev/null
+  done
+  openssl req -x509 "${newkey[@]}" -days 2 -subj /CN=bad.test -addext subjectAltName=DNS:bad.test \
+    -keyout "$C/bad.key" -out "$C/bad.pem" 2>/dev/null
+  for a in 1.2.3.12 1.2.3.13 1.2.3.14; do ip -n "$SRV" addr add "$a/24" dev "es$SUFFIX"; done
+  printf '1.2.3.12 api.test\n1.2.3.13 git.test\n1.2.3.14 bad.test\n' >>"$T/hosts"
+  TOKEN=ghp_real$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  STANDIN=agentrt-standin-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  printf '%s\n' "$TOKEN" >"$C/token"
+  git init -q --bare "$C/repos/r.git"
+  git -C "$C/repos/r.git" symbolic-ref HEAD refs/heads/main
+  git init -q "$C/work" && echo "cloned through the sidecar" >"$C/work/README"
+  git -C "$C/work" add README
+  git -C "$C/work" -c user.name=t -c user.email=t@t commit -q -m one
+  git -C "$C/work" push -q "$C/repos/r.git" HEAD:refs/heads/main
+  bg env SERVER_NAME=api TLS_CERT="$C/api.pem" TLS_KEY="$C/api.key" EXPECT_TOKEN="$TOKEN" \
+    ip netns exec "$SRV" python3 "$HERE/server.py" https 1.2.3.12 443
+  bg env TLS_CERT="$C/git.pem" TLS_KEY="$C/git.key" EXPECT_TOKEN="$TOKEN" \
+    ip netns exec "$SRV" python3 "$HERE/git_server.py" 1.2.3.13 443 "$C/repos"
+  bg env TLS_CERT="$C/bad.pem" TLS_KEY="$C/bad.key" EXPECT_TOKEN="$TOKEN" \
+    ip netns exec "$SRV" python3 "$HERE/server.py" https 1.2.3.14 443
+  "$PROXY" --make-ca api.test,git.test,bad.test --id e2e-cred >"$C/ca.pem"
+  openssl x509 -in "$C/ca.pem" -out "$C/ca-cert.pem"
+  wait_for O curl -sf --noproxy '*' --cacert "$C/root.pem" --resolve api.test:443:1.2.3.12 \
+    https://api.test/ || echo "# the HTTPS server did not start"
+  ALLOW_NOW='api.test,git.test,bad.test,web.test' PROXY_AUDIT=$T/cred.log \
+    start_side_proxy e2e-cred 3134 1086 --ca "$C/ca.pem" \
+    --credential "GH:Authorization:$STANDIN:$C/token:api.test,git.test,bad.test" \
+    -- --trust-store "$C/root.pem"
+  P5=http://127.0.0.1:3134
+  expect "proxy with credentials: still under seccomp" "Seccomp:	2" \
+    "$(grep '^Seccomp:' /proc/$PROXY_PID/status)"
+  expect "credential: the API got the real token, the client sent the stand-in" \
+    "real token received" \
+    "$(A curl -sS -m 5 -x $P5 --cacert "$C/ca-cert.pem" -H "Authorization: Bearer $STANDIN" \
+       'https://api.test/api?q=private' 2>&1)"
+  expect "credential: without the stand-in nothing is added" "got: Bearer other" \
+    "$(A curl -sS -m 5 -x $P5 --cacert "$C/ca-cert.pem" -H "Authorization: Bearer other" \
+       https://api.test/api 2>&1)"
+  expect "credential: the stand-in to a host without it arrives as the stand-in" \
+    "got: Bearer $STANDIN" \
+    "$(A curl -sS -m 5 -x $P5 -H "Authorization: Bearer $STANDIN" http://web.test/api 2>&1)"
+  expect "credential: an upstream whose certificate is not trusted is refused" "curl: (" \
+    "$(A curl -sS -m 5 -x $P5 --cacert "$C/ca-cert.pem" -H "Authorization: Bearer $STANDIN" \
+       https://bad.test/api 2>&1)"
+  expect "credential: git clone over HTTPS with the stand-in as Basic password" \
+    "cloned through the sidecar" \
+    "$(A env https_proxy=$P5 GIT_SSL_CAINFO="$C/ca-cert.pem" GIT_TERMINAL_PROMPT=0 \
+       git clone -q "https://x-access-token:$STANDIN@git.test/r.git" "$C/clone" 2>&1;
+       cat "$C/clone/README" 2>&1)"
+  expect "credential: git without the stand-in is refused by the server" "Authentication failed" \
+    "$(A env https_proxy=$P5 GIT_SSL_CAINFO="$C/ca-cert.pem" GIT_TERMINAL_PROMPT=0 \
+       git clone -q "https://x-access-token:wrong@git.test/r.git" "$C/clone2" 2>&1)"
+  sleep 0.3
+  out=$(python3 - "$T/cred.log" <<'PY'
+import json, sys
+for l in map(json.loads, open(sys.argv[1])):
+    if l["event"] == "inject":
+        print("inject", l["credential"], l["host"], l["request"])
+    elif l.get("host") in ("bad.test", "web.test"):
+        print("egress", l["host"], l["decision"], l["reason"], l.get("standin", "-"))
+PY
+)
+  expect "credential: each injection is audited, the query left out" \
+    "inject GH api.test GET /api|" "${out//$'\n'/|}|"
+  expect "credential: git's requests are audited" "inject GH git.test GET /r.git/info/refs|" \
+    "${out//$'\n'/|}|"
+  expect "credential: the stand-in sent elsewhere is recorded" "egress web.test allow ok GH" \
+    "$out"
+  expect "credential: the untrusted upstream is recorded" \
+    "egress bad.test deny upstream-certificate-untrusted" "$out"
+  expect "credential: the value is in no audit line" "0" \
+    "$(cat "$T"/*.log | grep -c -- "$TOKEN")"
+  stop_side_proxy "credentials"
+else
+  echo "# skip: injected credentials need openssl and git"
+fi
+
 # --- asking a person (issue 18) ---------------------------------------------------
 . "$HERE/ask.sh"
 

@@ -6,6 +6,11 @@
       GET /close/N    N bytes, no length, connection closed after
       POST /echo      echoes the body (Content-Length or chunked)
       anything else   "hello from NAME\\n" (NAME = $SERVER_NAME or ADDR)
+  server.py https ADDR PORT  the same over TLS ($TLS_CERT, $TLS_KEY), and
+      GET /api        "real token received" when Authorization is
+                      "Bearer $EXPECT_TOKEN", else "got: " and what came
+                      (never the real token back: the client must not
+                      learn it from the answer)
   server.py echo ADDR PORT   TCP echo
   server.py banner ADDR PORT TCP echo that speaks first (an SSH-like
                              banner line), as servers of SSH, SMTP or
@@ -34,6 +39,11 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def do_GET(self):
+        if self.path.split("?")[0] == "/api":
+            got = self.headers.get("Authorization", "")
+            want = "Bearer " + os.environ.get("EXPECT_TOKEN", "-")
+            return self.send_body(b"real token received\n" if got == want
+                                  else ("got: %s\n" % got).encode())
         parts = self.path.split("/")
         if len(parts) == 3 and parts[2].isdigit():
             n = int(parts[2])
@@ -106,10 +116,16 @@ class BannerHandler(EchoHandler):
 
 def main():
     kind, addr, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    if kind == "http":
+    if kind in ("http", "https"):
         cls = V6Server if ":" in addr else ThreadingHTTPServer
         cls.daemon_threads = True
-        cls((addr, port), Handler).serve_forever()
+        srv = cls((addr, port), Handler)
+        if kind == "https":
+            import ssl
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(os.environ["TLS_CERT"], os.environ["TLS_KEY"])
+            srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+        srv.serve_forever()
     if kind not in ("echo", "banner"):
         sys.exit("server.py: KIND is http, echo or banner")
     if ":" in addr:

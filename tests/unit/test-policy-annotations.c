@@ -252,7 +252,8 @@ test_info (void)
   size_t n, loosening = 0;
   const struct annotation_info *info = annotations_info (&n);
 
-  CHECK (n == 6); /* egress, egress.allow, egress.ask, env.keep, rootfs, timeout */
+  CHECK (n == 7); /* credentials, egress, egress.allow, egress.ask, env.keep, rootfs,
+                     timeout */
   for (size_t i = 0; i < n; i++)
     {
       CHECK (strncmp (info[i].key, ANNOTATION_PREFIX,
@@ -260,7 +261,7 @@ test_info (void)
       if (info[i].loosens)
         loosening++;
     }
-  CHECK (loosening == 3);
+  CHECK (loosening == 4);
 }
 
 int

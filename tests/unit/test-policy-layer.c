@@ -121,6 +121,22 @@ test_loosening_refused (void)
   REFUSED ("{\"seccomp\":{\"profile\":null}}",
            "{\"seccomp\":{\"profile\":\"/tmp/open.json\"}}", "seccomp.profile");
   REFUSED (def, "{\"sidecar\":{\"uid\":1000}}", "sidecar.uid");
+  {
+    const char *creds = "{\"credentials\":{\"inject\":[{\"name\":\"GH\",\"source\":"
+                        "\"file:/etc/agentrt/gh\",\"hosts\":[\"api.github.com\"]}]}}";
+    /* only the admin declares credentials; a user may keep or drop them */
+    REFUSED (def, creds, "credentials.inject");
+    REFUSED (creds, "{\"credentials\":{\"inject\":[{\"name\":\"GH\",\"source\":"
+             "\"file:/etc/agentrt/gh\",\"hosts\":[\"api.github.com\",\"evil.example\"]}]}}",
+             "credentials.inject");
+    REFUSED (creds, "{\"credentials\":{\"inject\":[{\"name\":\"GH\",\"source\":"
+             "\"file:/etc/agentrt/gh\",\"hosts\":[\"api.github.com\"],"
+             "\"header\":\"X-Leak\"}]}}", "credentials.inject");
+    REFUSED (def, "{\"credentials\":{\"trustStore\":\"/tmp/mine.pem\"}}",
+             "credentials.trustStore");
+    CHECK_STR_EQ (judge (creds, creds), "ok");
+    CHECK_STR_EQ (judge (creds, "{\"credentials\":{\"inject\":[]}}"), "ok");
+  }
   REFUSED ("{\"userns\":{\"mode\":\"auto\"}}", "{\"userns\":{\"mode\":\"off\"}}",
            "userns.mode");
   REFUSED (def, "{\"userns\":{\"subidUser\":\"me\"}}", "userns.subidUser");

@@ -1,0 +1,208 @@
+#!/usr/bin/env bats
+# egress-credentials: a credential the agent can use but never read
+# (credentials.inject, run.agentrt.credentials).  Against the test's
+# "internet" (helpers/egress.bash) plus an HTTPS API (api.test:8443) whose
+# certificate a test CA signs (the policy's credentials.trustStore): the
+# agent's variable holds a stand-in, its request with the stand-in reaches
+# the API with the real value; the value is in no variable, no /proc/*/
+# environ, no readable file of the container and no process memory (what a
+# core dump would hold), read from the host while the agent runs; under
+# runc, the control, the same bundle carrying the value the way it is done
+# without agentrt (env) shows the same search finds it.  A value that
+# cannot be read, a name the policy does not declare: create refused,
+# naming it.  Next to an approver (egress.ask) both reach the sidecar.
+
+load helpers
+load helpers/hardening
+load helpers/egress
+
+CURL=/host/usr/bin/curl
+
+setup_file ()
+{
+  egress_net_up || return 1
+  [[ -n ${EGRESS_SRV:-} ]] || return 0
+  command -v openssl >/dev/null || return 0
+  local c=$BATS_FILE_TMPDIR/creds dev py
+  mkdir -p "$c"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj /CN=test-root -keyout "$c/root.key" -out "$c/root.pem" 2>/dev/null || return 1
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=api.test \
+    -keyout "$c/api.key" -out "$c/api.csr" 2>/dev/null || return 1
+  printf 'subjectAltName=DNS:api.test\n' >"$c/api.ext"
+  openssl x509 -req -in "$c/api.csr" -CA "$c/root.pem" -CAkey "$c/root.key" -CAcreateserial \
+    -days 2 -extfile "$c/api.ext" -out "$c/api.pem" 2>/dev/null || return 1
+  CRED_TOKEN=ghp_real$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  printf '%s\n' "$CRED_TOKEN" >"$c/token"
+  chmod 600 "$c/token"
+  dev=$(ip -n "$EGRESS_SRV" -o link show type veth | awk -F': ' '{ print $2 }' | cut -d@ -f1)
+  ip -n "$EGRESS_SRV" addr add 1.2.3.12/24 dev "$dev" || return 1
+  printf '1.2.3.12 api.test\n' >>"$EGRESS_HOSTS"
+  py=$(_egress_python)
+  (cd / && SERVER_NAME=api TLS_CERT=$c/api.pem TLS_KEY=$c/api.key EXPECT_TOKEN=$CRED_TOKEN \
+    exec ip netns exec "$EGRESS_SRV" "$py" "$INTEGRATION_DIR/../egress/server.py" https \
+    1.2.3.12 8443 </dev/null >/dev/null 2>&1) &
+  CRED_SERVER_PID=$!
+  CRED_DIR=$c
+  export CRED_TOKEN CRED_SERVER_PID CRED_DIR
+}
+
+teardown_file ()
+{
+  [[ -z ${CRED_SERVER_PID:-} ]] || { kill "$CRED_SERVER_PID"; wait "$CRED_SERVER_PID"; } 2>/dev/null
+  egress_net_down
+}
+
+setup ()
+{
+  egress_setup 'web.test,api.test:8443' || return 1
+  [[ -n ${CRED_DIR:-} ]] || skip "openssl is not installed (the test's certificates)"
+  requires_curl
+  hardening_policy '.credentials = {trustStore: $t, inject: [{name: "GH", source: ("file:" + $f),
+      hosts: ["api.test"]}]}' --arg t "$CRED_DIR/root.pem" --arg f "$CRED_DIR/token" || return 1
+}
+
+teardown ()
+{
+  teardown_bundle
+}
+
+# token_found PID...: where the value is, read from the host: each
+# process's environ and readable memory (what a core dump holds), and the
+# files of the first one's root (not /proc, /sys, /host); prints the places.
+token_found ()
+{
+  python3 - "$CRED_TOKEN" "$@" <<'PY'
+import os, re, sys
+token, pids = sys.argv[1].encode(), sys.argv[2:]
+for pid in pids:
+    try:
+        if token in open("/proc/%s/environ" % pid, "rb").read():
+            print("environ", pid)
+        mem = open("/proc/%s/mem" % pid, "rb", 0)
+        for line in open("/proc/%s/maps" % pid):
+            m = re.match(r"([0-9a-f]+)-([0-9a-f]+) r", line)
+            if not m or "[vvar]" in line or "[vsyscall]" in line:
+                continue
+            start, end = int(m.group(1), 16), int(m.group(2), 16)
+            if end - start > 256 << 20:
+                continue
+            try:
+                mem.seek(start)
+                if token in mem.read(end - start):
+                    print("memory", pid, line.split()[-1] if len(line.split()) > 5 else "anon")
+            except OSError:
+                pass
+    except OSError:
+        pass
+root = "/proc/%s/root" % pids[0]
+for top in os.listdir(root):
+    if top in ("proc", "sys", "host"):
+        continue
+    for d, dirs, files in os.walk(os.path.join(root, top)):
+        for f in files:
+            p = os.path.join(d, f)
+            try:
+                if os.path.isfile(p) and not os.path.islink(p) and os.path.getsize(p) < 16 << 20 \
+                   and token in open(p, "rb").read():
+                    print("file", p[len(root):])
+            except OSError:
+                pass
+PY
+}
+
+# ct_pids PID: every process in the pid namespace of PID.
+ct_pids ()
+{
+  local ns p
+  ns=$(readlink "/proc/$1/ns/pid")
+  for p in /proc/[0-9]*; do
+    [[ $(readlink "$p/ns/pid" 2>/dev/null) == "$ns" ]] && echo "${p#/proc/}"
+  done
+}
+
+@test "credentials: the API gets the real value, the agent holds a stand-in" {
+  add_annotation run.agentrt.credentials GH
+  run_ct sh -c "printf 'env: %s\n' \"\$GH\"; printf 'ca: %s\n' \"\$SSL_CERT_FILE\"
+    $CURL -sS -H \"Authorization: Bearer \$GH\" https://api.test:8443/api"
+  [[ $status -eq 0 ]] || fail "status $status: $output"$'\n'"$(cat "$AUDIT_DIR"/*.jsonl)"
+  [[ $output =~ env:\ agentrt-standin-[0-9a-f]{32} ]] || fail "no stand-in: $output"
+  has_line "ca: /run/agentrt/ca-bundle.pem"
+  has_line "real token received"
+  [[ $output != *"$CRED_TOKEN"* ]] || fail "the value reached the agent"
+  grep -q '"event":"inject".*"credential":"GH".*"host":"api.test".*"request":"GET /api"' \
+    "$AUDIT_DIR"/*.jsonl || fail "no inject line: $(cat "$AUDIT_DIR"/*.jsonl)"
+  ! grep -q -- "$CRED_TOKEN" "$AUDIT_DIR"/*.jsonl || fail "the value is in the audit trail"
+}
+
+@test "credentials: the value is in no variable, /proc/*/environ, file or memory of the container; under runc it is" {
+  requires_control
+  add_annotation run.agentrt.credentials GH
+  set_cmd sh -c "$CURL -sS -o /dev/null -H \"Authorization: Bearer \$GH\" https://api.test:8443/api; sleep 300"
+  start_ct
+  local pid found
+  pid=$(ct_pid "$CT_ID")
+  [[ -n $pid ]] || fail "no pid for $CT_ID"
+  sleep 1
+  found=$(token_found $(ct_pids "$pid") $(egress_sidecar_pid))
+  # the sidecar holds it (outside the container), nothing of the agent's does
+  [[ $found == *"memory $(egress_sidecar_pid | head -n 1)"* ]] \
+    || fail "the search does not even find the sidecar's copy: $found"
+  found=$(token_found $(ct_pids "$pid"))
+  [[ -z $found ]] || fail "the value is in the container: $found"
+  rt kill "$CT_ID" KILL
+
+  # the control: the way it is done without agentrt, the value in the env
+  update_config '.process.env += ["GH=" + $t] | .process.args = ["sleep", "300"]' \
+    --arg t "$CRED_TOKEN"
+  control create --bundle "$BUNDLE" ctl-cred >/dev/null 2>&1 || fail "control create"
+  cleanup_add "control delete --force ctl-cred"
+  control start ctl-cred
+  pid=$(control state ctl-cred | jq -r .pid)
+  found=$(token_found "$pid")
+  [[ $found == *"environ $pid"* ]] || fail "under $CONTROL_RUNTIME the search finds nothing: $found"
+  control kill ctl-cred KILL
+}
+
+@test "credentials: next to an approver (egress.ask): both reach the sidecar, each its own fd" {
+  local sock=$BATS_TEST_TMPDIR/approve.sock approver
+  hardening_policy '.credentials = {trustStore: $t, inject: [{name: "GH", source: ("file:" + $f),
+      hosts: ["api.test"]}]} | .egress.ask = {socket: $s, timeout: 10}' \
+    --arg t "$CRED_DIR/root.pem" --arg f "$CRED_DIR/token" --arg s "$sock" || return 1
+  "$RUNTIME" approve --socket "$sock" --allow-pattern 'other.*:80' --auto-deny-after 1 \
+    </dev/null >"$BATS_TEST_TMPDIR/approve.out" 2>&1 &
+  approver=$!
+  cleanup_add "kill $approver"
+  for _ in $(seq 100); do
+    grep -q "listening on $sock" "$BATS_TEST_TMPDIR/approve.out" 2>/dev/null && break
+    sleep 0.1
+  done
+  add_annotation run.agentrt.credentials GH
+  run_ct sh -c "printf 'api: '; $CURL -sS -H \"Authorization: Bearer \$GH\" https://api.test:8443/api
+    printf 'asked: '; $CURL -sS http://other.test/"
+  [[ $status -eq 0 ]] || fail "status $status: $output"$'\n'"$(cat "$AUDIT_DIR"/*.jsonl)"
+  has_line "api: real token received"
+  has_line "asked: hello from other"
+  grep -q '"event":"inject".*"credential":"GH"' "$AUDIT_DIR"/*.jsonl \
+    || fail "no inject line: $(cat "$AUDIT_DIR"/*.jsonl)"
+  grep -q '"event":"ask".*"host":"other.test".*"answer":"allow-once"' "$AUDIT_DIR"/*.jsonl \
+    || fail "no ask line: $(cat "$AUDIT_DIR"/*.jsonl)"
+}
+
+@test "credentials: a value that cannot be read fails the create, naming it" {
+  add_annotation run.agentrt.credentials GH
+  hardening_policy '.credentials = {trustStore: $t, inject: [{name: "GH",
+      source: "file:/nonexistent/token", hosts: ["api.test"]}]}' --arg t "$CRED_DIR/root.pem"
+  set_cmd true
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 && $output == *"credential GH: file:/nonexistent/token"* ]] || fail "$output"
+  no_leftovers "$CT_ID"
+}
+
+@test "credentials: an annotation can only select what the policy declares" {
+  add_annotation run.agentrt.credentials GH,AWS
+  set_cmd true
+  rt create --bundle "$BUNDLE" "$CT_ID"
+  [[ $status -ne 0 && $output == *"\`AWS\` is not a credential the policy declares"* ]] \
+    || fail "$output"
+}
