@@ -828,6 +828,9 @@ if command -v openssl >/dev/null && command -v git >/dev/null; then
     --credential "GH:Authorization:$STANDIN:$C/token:api.test,git.test,bad.test" \
     -- --trust-store "$C/root.pem"
   P5=http://127.0.0.1:3134
+  # its listeners accept before it is locked down (launch.py made them);
+  # the trust store and the leaf certificates come first, slow under ASan
+  wait_for grep -q '^Seccomp:.2' "/proc/$PROXY_PID/status"
   expect "proxy with credentials: still under seccomp" "Seccomp:	2" \
     "$(grep '^Seccomp:' /proc/$PROXY_PID/status)"
   expect "credential: the API got the real token, the client sent the stand-in" \
