@@ -266,12 +266,12 @@ dns_questions ()
 @test "transparent: in a user namespace (the init makes the agent's namespace, the runtime installs the rules)" {
   requires userns
   open_bundle_path
-  # an image of the mapped range, as engines unpack one for it: a copy of
-  # its own (copy_rootfs hard-links the cache's symlinks and device nodes,
+  # an image of the mapped range, as engines unpack one for it: copied
+  # first (copy_rootfs hard-links the cache's symlinks and device nodes,
   # which chown -R would change for every later test), with the test's
   # name files in it, not bound from a directory the mapped root cannot
   # reach
-  rm -rf "$ROOTFS" && cp -a "$(rootfs_cache)" "$ROOTFS" || return 1
+  cp -a "$ROOTFS" "$ROOTFS.own" && rm -rf "$ROOTFS" && mv "$ROOTFS.own" "$ROOTFS" || return 1
   cp "$EGRESS_RESOLV" "$ROOTFS/etc/resolv.conf"
   cp "$EGRESS_HOSTS" "$ROOTFS/etc/hosts"
   chown -R 100000:100000 "$ROOTFS"

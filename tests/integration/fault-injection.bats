@@ -237,6 +237,25 @@ fills_up ()
   fault_nothing_left "$CT_ID"
 }
 
+@test "fault: the approver's socket cannot be connected: created all the same, nothing asked, recorded" {
+  requires_fault_points
+  local sock=$BATS_TEST_TMPDIR/approve.sock pid
+  # an approver that listens (and never answers): only the fault stops
+  # the monitor from reaching it
+  python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); time.sleep(120)' "$sock" &
+  pid=$!
+  cleanup_add "kill $pid"
+  for _ in $(seq 50); do [[ -S $sock ]] && break; sleep 0.1; done
+  hardening_policy '.egress.ask = {socket: $s, timeout: 2}' --arg s "$sock" || return 1
+  AGENTRT_FAULT_FAIL=monitor:approver-connect start_ct
+  run audit_events incident
+  [[ $output == *"the approver at $sock cannot be reached (Input/output error)"* ]] || fail "$output"
+  fault_snapshot "$CT_ID"
+  rt_ok delete --force "$CT_ID"
+  fault_nothing_left "$CT_ID"
+}
+
 @test "fault: a create event that cannot be written (ENOSPC): create fails naming it, nothing left" {
   AGENTRT_FAULT_ERRNO=28 fault_fail_create audit:write "audit: write the create event" \
     "No space left on device"

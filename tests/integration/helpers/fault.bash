@@ -23,7 +23,8 @@ FAULT_DELETE_STAGES=(delete:processes-killed delete:helpers-stopped
 # shellcheck disable=SC2034 # used by fault-injection.bats
 FAULT_FAIL_POINTS=(monitor:close-range monitor:sidecar-close-range
   monitor:sidecar-exec monitor:lifetime-kill monitor:sidecar-kill monitor:sidecar-waitpid
-  monitor:poll audit:write audit:trail-write netns:nft-rules)
+  monitor:poll audit:write audit:trail-write netns:nft-rules
+  monitor:approver-connect)
 
 # requires_fault_points: root, agentrt, and a binary with fault points.
 requires_fault_points ()
