@@ -1,4 +1,4 @@
-/* Writing a buffer whole; reading a small file whole. */
+/* Writing a buffer whole; reading a file whole. */
 #ifndef AGENTRT_IO_H
 #define AGENTRT_IO_H
 
@@ -9,8 +9,17 @@
  * *done (if not NULL) says how many bytes went out before it failed. */
 int io_write_all (int fd, const void *buf, size_t len, size_t *done);
 
+/* Reads fd to its end: *out holds what came, NUL-terminated (malloc'd,
+ * *len bytes before the NUL).  0, or -1 with errno set: EFBIG when more
+ * than max bytes came (a file that grows while read is judged by what was
+ * read); nothing is left in *out then.  Any kind of fd: a pipe, a /proc
+ * file (whose size says 0); callers that want a regular file check that
+ * first, with their own message. */
+int io_read_all (int fd, size_t max, char **out, size_t *len);
+
 /* The whole of a file of at most max bytes, NUL-terminated (malloc'd), or
- * NULL with errno set (EFBIG when it is larger). */
+ * NULL with errno set (EFBIG when it is larger).  Opened without blocking
+ * on a FIFO and without becoming a controlling terminal. */
 char *io_read_small_file (const char *path, size_t max);
 
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/io.h"
 #include "common/xalloc.h"
 #include "config_parse.h"
 
@@ -81,8 +82,7 @@ static char *
 read_config_file (int dirfd, const char *name, size_t *len, agentrt_error_t *err)
 {
   cleanup_close int fd = -1;
-  cleanup_free char *buf = NULL;
-  size_t size = 0, cap;
+  char *buf;
   struct stat st;
 
   fd = openat (dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -92,38 +92,12 @@ read_config_file (int dirfd, const char *name, size_t *len, agentrt_error_t *err
     return agentrt_error (err, errno, "stat `%s`", name), NULL;
   if (!S_ISREG (st.st_mode))
     return agentrt_error (err, 0, "`%s`: not a regular file", name), NULL;
-  if (st.st_size > (off_t) OCI_CONFIG_MAX_SIZE)
-    goto too_large;
-  cap = (size_t) st.st_size + 1;
-  buf = xmalloc (cap);
-  for (;;)
-    {
-      ssize_t n;
-      if (size + 1 == cap)
-        {
-          if (size > OCI_CONFIG_MAX_SIZE)
-            goto too_large;
-          cap = cap * 2 < OCI_CONFIG_MAX_SIZE + 2 ? cap * 2 : OCI_CONFIG_MAX_SIZE + 2;
-          buf = xrealloc (buf, cap);
-        }
-      n = read (fd, buf + size, cap - size - 1);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return agentrt_error (err, errno, "read `%s`", name), NULL;
-      if (n == 0)
-        break;
-      size += (size_t) n;
-    }
-  if (size > OCI_CONFIG_MAX_SIZE)
-    goto too_large;
-  buf[size] = '\0';
-  *len = size;
-  return steal_pointer (&buf);
-
-too_large:
-  return agentrt_error (err, EFBIG, "`%s`: larger than %u bytes", name,
-                        OCI_CONFIG_MAX_SIZE), NULL;
+  if (io_read_all (fd, OCI_CONFIG_MAX_SIZE, &buf, len) == 0)
+    return buf;
+  if (errno == EFBIG)
+    return agentrt_error (err, EFBIG, "`%s`: larger than %u bytes", name,
+                          OCI_CONFIG_MAX_SIZE), NULL;
+  return agentrt_error (err, errno, "read `%s`", name), NULL;
 }
 
 struct oci_config *

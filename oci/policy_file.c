@@ -12,6 +12,7 @@
 
 #include "common/cleanup.h"
 #include "common/closest.h"
+#include "common/io.h"
 #include "common/xalloc.h"
 #include "json_tree.h"
 #include "policy_file.h"
@@ -704,32 +705,17 @@ read_file (int fd, const char *path, char **out, size_t *len,
            agentrt_error_t *err)
 {
   struct stat st;
-  cleanup_free char *buf = NULL;
-  size_t got = 0;
 
   if (fstat (fd, &st) < 0)
     return agentrt_error (err, errno, "stat `%s`", path);
   if (!S_ISREG (st.st_mode))
     return agentrt_error (err, EINVAL, "`%s`: not a regular file", path);
-  if ((uint64_t) st.st_size > POLICY_FILE_MAX_SIZE)
+  if (io_read_all (fd, POLICY_FILE_MAX_SIZE, out, len) == 0)
+    return 0;
+  if (errno == EFBIG)
     return agentrt_error (err, EFBIG, "`%s`: larger than %u bytes", path,
                           POLICY_FILE_MAX_SIZE);
-  buf = xmalloc ((size_t) st.st_size + 1);
-  while (got < (size_t) st.st_size)
-    {
-      ssize_t n = read (fd, buf + got, (size_t) st.st_size - got);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return agentrt_error (err, errno, "read `%s`", path);
-      if (n == 0)
-        break;
-      got += (size_t) n;
-    }
-  buf[got] = '\0';
-  *len = got;
-  *out = steal_pointer (&buf);
-  return 0;
+  return agentrt_error (err, errno, "read `%s`", path);
 }
 
 static int

@@ -2,10 +2,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/io.h"
 #include "common/xalloc.h"
 #include "runtime/exec_process.h"
 
@@ -97,33 +99,20 @@ apply_flags (struct oci_process *p, const struct exec_options *o,
   return 0;
 }
 
+/* An exec --process file (or a pipe: /dev/stdin) larger than this is
+ * refused: a process object is a few KiB. */
+#define EXEC_PROCESS_FILE_MAX (4 * 1024 * 1024)
+
 static struct oci_process *
 read_process_file (const char *path, agentrt_error_t *err)
 {
-  cleanup_file FILE *f = fopen (path, "re");
+  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   cleanup_free char *buf = NULL;
-  size_t cap = 0, len = 0;
+  size_t len;
 
-  if (f == NULL)
+  if (fd < 0 || io_read_all (fd, EXEC_PROCESS_FILE_MAX, &buf, &len) < 0)
     return agentrt_error (err, errno, "--process `%s`", path), NULL;
-  for (;;)
-    {
-      size_t n;
-      if (len + 4096 > cap)
-        {
-          if (cap > 4 * 1024 * 1024)
-            return agentrt_error (err, EFBIG, "--process `%s`: too large",
-                                  path), NULL;
-          buf = xrealloc (buf, cap = cap ? cap * 2 : 8192);
-        }
-      n = fread (buf + len, 1, cap - len, f);
-      len += n;
-      if (n == 0)
-        break;
-    }
-  if (ferror (f))
-    return agentrt_error (err, errno, "--process `%s`", path), NULL;
-  return oci_process_parse (buf ? buf : "", len, path, err);
+  return oci_process_parse (buf, len, path, err);
 }
 
 struct oci_process *

@@ -336,10 +336,8 @@ seccomp_cache_put (struct seccomp_cache *c, const void *key, size_t key_len,
 static int
 read_profile (const char *path, char **out, size_t *len, agentrt_error_t *err)
 {
-  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC);
-  cleanup_free char *buf = NULL;
+  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   struct stat st;
-  ssize_t n = 1;
 
   if (fd < 0)
     return agentrt_error (err, errno, "open seccomp profile `%s`", path);
@@ -348,23 +346,8 @@ read_profile (const char *path, char **out, size_t *len, agentrt_error_t *err)
   if (!S_ISREG (st.st_mode))
     return agentrt_error (err, 0, "seccomp profile `%s`: not a regular file",
                           path);
-  if (st.st_size > SECCOMP_PROFILE_MAX_SIZE)
-    return agentrt_error (err, EFBIG, "seccomp profile `%s`", path);
-  /* One byte more than the size, to notice a file that grows meanwhile. */
-  buf = xmalloc ((size_t) st.st_size + 2);
-  for (*len = 0; n > 0 && *len <= (size_t) st.st_size; *len += (size_t) n)
-    {
-      n = read (fd, buf + *len, (size_t) st.st_size + 1 - *len);
-      if (n < 0 && errno == EINTR)
-        n = 0;
-      else if (n < 0)
-        return agentrt_error (err, errno, "read `%s`", path);
-    }
-  if (*len > (size_t) st.st_size)
-    return agentrt_error (err, 0, "seccomp profile `%s` changed while read",
-                          path);
-  buf[*len] = '\0';
-  *out = steal_pointer (&buf);
+  if (io_read_all (fd, SECCOMP_PROFILE_MAX_SIZE, out, len) < 0)
+    return agentrt_error (err, errno, "seccomp profile `%s`", path);
   return 0;
 }
 
