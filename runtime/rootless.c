@@ -35,16 +35,30 @@ has_sys_admin (void)
           & CAP_TO_MASK (CAP_SYS_ADMIN)) != 0;
 }
 
+/* The initial user namespace's inode number (the kernel's
+ * PROC_USER_INIT_INO, fixed since Linux 3.8; every other namespace's is
+ * allocated from 0xF0000000 up). */
+#define INITIAL_USERNS_INO 0xEFFFFFFDu
+
 /* 1 in the initial user namespace, 0 in another, -1 when it cannot be
- * told (a kernel without user namespaces has no uid_map: the initial). */
+ * told (a kernel without user namespaces has no uid_map: the initial).
+ * The map alone does not tell: real root may give a child namespace the
+ * initial one's line "0 0 4294967295"; its inode number differs. */
 static int
 initial_userns (void)
 {
   cleanup_free char *map = io_read_small_file ("/proc/self/uid_map", 16384);
+  struct stat st;
+  int r;
 
   if (map == NULL)
     return errno == ENOENT ? 1 : -1;
-  return idmap_is_initial (map);
+  r = idmap_is_initial (map);
+  if (r != 1)
+    return r;
+  if (stat ("/proc/self/ns/user", &st) < 0)
+    return -1;
+  return st.st_ino == INITIAL_USERNS_INO;
 }
 
 /* Root of the host: euid 0 in the initial user namespace, with

@@ -26,7 +26,8 @@
 /* The runtime is not root of the host: its effective uid is not 0, or
  * it is root of a user namespace other than the initial one (rootless
  * Podman runs it so: uid 0 with every capability, over its own namespace
- * only), or it lacks CAP_SYS_ADMIN.  Such a runtime cannot write the
+ * only; also one real root gave the initial one's map: told by the
+ * namespace's inode number), or it lacks CAP_SYS_ADMIN.  Such a runtime cannot write the
  * host's cgroups, use /run/agentrt or /var/log/agentrt.  Decided once. */
 bool rootless_is (void);
 
