@@ -10,7 +10,9 @@
  *                runtime/policy/policy_layer.h)
  *
  * A variable that is not an absolute path is ignored (the XDG Base
- * Directory rule).  "Not root" is judged in the initial user namespace,
+ * Directory rule); the runtime directory, either, must be a directory of
+ * the user's that nobody else may write (else an error: another user
+ * could rewrite the state that kill and exec trust).  "Not root" is judged in the initial user namespace,
  * not by the effective uid alone (rootless_is).  Root keeps /run/agentrt,
  * /var/log/agentrt and the admin policy alone. */
 #ifndef AGENTRT_ROOTLESS_H

@@ -535,6 +535,27 @@ rl_subid_maps ()
   [[ $output == swapped ]] || fail "$output"
 }
 
+@test "rootless: an XDG_RUNTIME_DIR another user may write, or another user's, is no state root; runc takes it" {
+  # a directory every user may write (as /tmp), and a symlink of the
+  # user's to root's: a state root there is another user's to rewrite
+  mkdir -m 1777 "$RL_DIR/shared"
+  mkdir -m 0755 "$RL_DIR/roots"
+  ln -s "$RL_DIR/roots" "$RL_DIR/link"
+  chown -h "$RL_USER:" "$RL_DIR/link"
+  ur as_user env XDG_RUNTIME_DIR="$RL_DIR/shared" "$CONTROL_RUNTIME" list
+  check_status 0
+  local d
+  for d in "$RL_DIR/shared" "$RL_DIR/link"; do
+    ur as_user env XDG_RUNTIME_DIR="$d" "$RUNTIME" list
+    [[ $status -ne 0 && $output == *"XDG_RUNTIME_DIR \`$d\` is not a directory of uid $RL_UID that only it may write"*"--root"* ]] \
+      || fail "$d: $output"
+    [[ ! -e $d/agentrt ]] || fail "a state root was made in $d"
+  done
+  # the user's own (0700, as the XDG rules ask) is taken
+  ur as_user "$RUNTIME" list
+  check_status 0
+}
+
 # full_map CMD...: CMD, with a clean environment, as root of a child user
 # namespace that real root gave the initial one's map, "0 0 4294967295"
 # (sets status, output).
