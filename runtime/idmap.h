@@ -83,7 +83,8 @@ size_t idmap_subid_ranges (const char *text, const char *name, uid_t id,
 
 /* 1 when the map is the initial user namespace's (one line, "0 0
  * 4294967295": every id is itself; a child namespace given the same
- * line by real root cannot be told apart, see docs/threat-model.md),
+ * line by real root has it too: rootless.c also asks the namespace's
+ * inode number),
  * 0 when it is another's, -1 when the text is not a map. */
 int idmap_is_initial (const char *text);
 

@@ -35,16 +35,30 @@ has_sys_admin (void)
           & CAP_TO_MASK (CAP_SYS_ADMIN)) != 0;
 }
 
+/* The initial user namespace's inode number (the kernel's
+ * PROC_USER_INIT_INO, fixed since Linux 3.8; every other namespace's is
+ * allocated from 0xF0000000 up). */
+#define INITIAL_USERNS_INO 0xEFFFFFFDu
+
 /* 1 in the initial user namespace, 0 in another, -1 when it cannot be
- * told (a kernel without user namespaces has no uid_map: the initial). */
+ * told (a kernel without user namespaces has no uid_map: the initial).
+ * The map alone does not tell: real root may give a child namespace the
+ * initial one's line "0 0 4294967295"; its inode number differs. */
 static int
 initial_userns (void)
 {
   cleanup_free char *map = io_read_small_file ("/proc/self/uid_map", 16384);
+  struct stat st;
+  int r;
 
   if (map == NULL)
     return errno == ENOENT ? 1 : -1;
-  return idmap_is_initial (map);
+  r = idmap_is_initial (map);
+  if (r != 1)
+    return r;
+  if (stat ("/proc/self/ns/user", &st) < 0)
+    return -1;
+  return st.st_ino == INITIAL_USERNS_INO;
 }
 
 /* Root of the host: euid 0 in the initial user namespace, with
@@ -148,6 +162,17 @@ home_dir (void)
   return NULL;
 }
 
+/* Whether `dir` (followed) is a directory of this user's that nobody
+ * else may write (the XDG rule for XDG_RUNTIME_DIR: owned by the user,
+ * 0700): the state root in it holds what later commands trust (the
+ * container's pid, its hardening record). */
+static bool
+own_dir (const char *dir, struct stat *st)
+{
+  return stat (dir, st) == 0 && S_ISDIR (st->st_mode)
+         && st->st_uid == geteuid () && (st->st_mode & 022) == 0;
+}
+
 char *
 rootless_state_root (agentrt_error_t *err)
 {
@@ -156,13 +181,22 @@ rootless_state_root (agentrt_error_t *err)
   struct stat st;
 
   if (runtime_dir)
-    return xasprintf ("%s/agentrt", runtime_dir);
+    {
+      memset (&st, 0, sizeof st);
+      if (own_dir (runtime_dir, &st))
+        return xasprintf ("%s/agentrt", runtime_dir);
+      agentrt_error (err, 0, "state root: XDG_RUNTIME_DIR `%s` is not a "
+                     "directory of uid %u that only it may write (owner %u, "
+                     "mode %03o): set it to one, or give --root DIR",
+                     runtime_dir, (unsigned) geteuid (), (unsigned) st.st_uid,
+                     (unsigned) (st.st_mode & 07777));
+      return NULL;
+    }
   /* the user's directory is named by its id on the host (root of a
    * user namespace sees it as its own) */
   snprintf (user_dir, sizeof user_dir, "/run/user/%u",
             (unsigned) rootless_outer_uid ());
-  if (stat (user_dir, &st) == 0 && S_ISDIR (st.st_mode)
-      && st.st_uid == geteuid ())
+  if (own_dir (user_dir, &st))
     return xasprintf ("%s/agentrt", user_dir);
   agentrt_error (err, 0, "state root: running as uid %u without root's "
                  "privileges, XDG_RUNTIME_DIR is not set and %s is not this "

@@ -10,7 +10,9 @@
  *                runtime/policy/policy_layer.h)
  *
  * A variable that is not an absolute path is ignored (the XDG Base
- * Directory rule).  "Not root" is judged in the initial user namespace,
+ * Directory rule); the runtime directory, either, must be a directory of
+ * the user's that nobody else may write (else an error: another user
+ * could rewrite the state that kill and exec trust).  "Not root" is judged in the initial user namespace,
  * not by the effective uid alone (rootless_is).  Root keeps /run/agentrt,
  * /var/log/agentrt and the admin policy alone. */
 #ifndef AGENTRT_ROOTLESS_H
@@ -26,7 +28,8 @@
 /* The runtime is not root of the host: its effective uid is not 0, or
  * it is root of a user namespace other than the initial one (rootless
  * Podman runs it so: uid 0 with every capability, over its own namespace
- * only), or it lacks CAP_SYS_ADMIN.  Such a runtime cannot write the
+ * only; also one real root gave the initial one's map: told by the
+ * namespace's inode number), or it lacks CAP_SYS_ADMIN.  Such a runtime cannot write the
  * host's cgroups, use /run/agentrt or /var/log/agentrt.  Decided once. */
 bool rootless_is (void);
 

@@ -45,8 +45,7 @@ check_at_most (uint64_t admin, uint64_t merged, const char *origin,
   return looser (err, origin, field, what);
 }
 
-/* ... whose smaller value is looser (how deep and how much a scan
- * reads). */
+/* ... whose smaller value is looser (how deep a scan reads). */
 static int
 check_at_least (uint64_t admin, uint64_t merged, const char *origin,
                 const char *field, agentrt_error_t *err)
@@ -117,10 +116,10 @@ check_files (const struct agent_policy *a, const struct agent_policy *m,
                        "credentials.extraPaths (admin entries kept)", err) < 0
       || check_subset (&a->socket_paths, &m->socket_paths, origin,
                        "sockets.extraPaths (admin entries kept)", err) < 0
+      /* binds.scanEntries is the user's: past it the create fails, the
+       * scan never reads less */
       || check_at_least (a->bind_scan_depth, m->bind_scan_depth, origin,
-                         "binds.scanDepth", err) < 0
-      || check_at_least (a->bind_scan_entries, m->bind_scan_entries, origin,
-                         "binds.scanEntries", err) < 0)
+                         "binds.scanDepth", err) < 0)
     return -1;
   if (a->protect_persistence && !m->protect_persistence)
     return looser (err, origin, "binds.protectPersistence", "false where the "

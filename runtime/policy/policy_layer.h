@@ -6,7 +6,9 @@
  * create is refused naming the field (docs/policy.md has the table, and
  * docs/threat-model.md who may loosen what).  Two fields are the user's
  * own: audit.dir (a user's trail is the user's record) and
- * sidecar.busyPollMicroseconds (the user's own CPU).  Pure code. */
+ * sidecar.busyPollMicroseconds (the user's own CPU); so is
+ * binds.scanEntries (past it the create fails: the user's own I/O).
+ * Pure code. */
 #ifndef AGENTRT_POLICY_POLICY_LAYER_H
 #define AGENTRT_POLICY_POLICY_LAYER_H
 

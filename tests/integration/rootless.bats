@@ -534,3 +534,57 @@ rl_subid_maps ()
   check_status 0
   [[ $output == swapped ]] || fail "$output"
 }
+
+@test "rootless: an XDG_RUNTIME_DIR another user may write, or another user's, is no state root; runc takes it" {
+  # a directory every user may write (as /tmp), and a symlink of the
+  # user's to root's: a state root there is another user's to rewrite
+  mkdir -m 1777 "$RL_DIR/shared"
+  mkdir -m 0755 "$RL_DIR/roots"
+  ln -s "$RL_DIR/roots" "$RL_DIR/link"
+  chown -h "$RL_USER:" "$RL_DIR/link"
+  ur as_user env XDG_RUNTIME_DIR="$RL_DIR/shared" "$CONTROL_RUNTIME" list
+  check_status 0
+  local d
+  for d in "$RL_DIR/shared" "$RL_DIR/link"; do
+    ur as_user env XDG_RUNTIME_DIR="$d" "$RUNTIME" list
+    [[ $status -ne 0 && $output == *"XDG_RUNTIME_DIR \`$d\` is not a directory of uid $RL_UID that only it may write"*"--root"* ]] \
+      || fail "$d: $output"
+    [[ ! -e $d/agentrt ]] || fail "a state root was made in $d"
+  done
+  # the user's own (0700, as the XDG rules ask) is taken
+  ur as_user "$RUNTIME" list
+  check_status 0
+}
+
+# full_map CMD...: CMD, with a clean environment, as root of a child user
+# namespace that real root gave the initial one's map, "0 0 4294967295"
+# (sets status, output).
+full_map ()
+{
+  local out=$BATS_TEST_TMPDIR/full-map.out pid i
+  unshare --user -- sh -c 'while [ -z "$(cat /proc/self/uid_map)" ]; do sleep 0.05; done
+    exec env -i PATH=/usr/bin:/bin "$@"' sh "$@" >"$out" 2>&1 </dev/null &
+  pid=$!
+  # written from outside once the namespace exists (before, the map is
+  # the initial one's, already written: refused)
+  for ((i = 0; i < 200; i++)); do
+    echo '0 0 4294967295' 2>/dev/null >"/proc/$pid/uid_map" && break
+    sleep 0.02
+  done
+  echo '0 0 4294967295' >"/proc/$pid/gid_map" || fail "gid_map of $pid"
+  wait "$pid" && status=0 || status=$?
+  output=$(<"$out")
+}
+
+@test "rootless: root of a child user namespace with the full identity map is not root of the host; runc takes it for root" {
+  [[ $EUID -eq 0 ]] || skip "requires root (to give a namespace the full map)"
+  [[ -d /run/user/0 ]] && skip "/run/user/0 exists: it would be the state root found"
+  full_map cat /proc/self/uid_map
+  [[ $status -eq 0 && $(echo $output) == "0 0 4294967295" ]] || fail "the map: $output"
+  # the control lists root's containers (/run/runc)
+  full_map "$CONTROL_RUNTIME" list
+  check_status 0
+  full_map "$RUNTIME" list
+  [[ $status -ne 0 && $output == *"running as uid 0 without root's privileges, XDG_RUNTIME_DIR is not set"* ]] \
+    || fail "taken for root: $output"
+}

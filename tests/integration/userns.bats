@@ -109,6 +109,28 @@ ranges ()
   grep -q " $CT_ID\$" <(ranges) && grep -q " $CT_ID-2\$" <(ranges) || fail "store: $(ranges)"
 }
 
+@test "userns: a store swapped for a symlink, or with a line that is not an allocation, fails the create naming it; no range is given twice" {
+  start_ct "$CT_ID"
+  # a symlink to a store without the live container's line: followed,
+  # its range would be given again
+  : >"$BATS_TEST_TMPDIR/empty"
+  mv "$ROOT/.userns/ranges" "$BATS_TEST_TMPDIR/ranges"
+  ln -s "$BATS_TEST_TMPDIR/empty" "$ROOT/.userns/ranges"
+  rt create --bundle "$BUNDLE" "$CT_ID-2"
+  [[ $status -ne 0 && $output == *"read \`$ROOT/.userns/ranges\`"* ]] || fail "a symlinked store: $output"
+  [[ ! -d $ROOT/$CT_ID-2 && -L $ROOT/.userns/ranges ]] || fail "the failed create left its state or wrote the store"
+  rm "$ROOT/.userns/ranges"
+  { cat "$BATS_TEST_TMPDIR/ranges"; echo "1 2 three"; } >"$ROOT/.userns/ranges"
+  rt create --bundle "$BUNDLE" "$CT_ID-2"
+  [[ $status -ne 0 && $output == *"\`$ROOT/.userns/ranges\` line 2: not an allocation"* ]] \
+    || fail "a damaged store: $output"
+  # the store as it was: the next container gets another range
+  mv "$BATS_TEST_TMPDIR/ranges" "$ROOT/.userns/ranges"
+  start_ct "$CT_ID-2"
+  [[ $(uid_map_of "$(ct_pid "$CT_ID")") != "$(uid_map_of "$(ct_pid "$CT_ID-2")")" ]] \
+    || fail "one range twice: $(ranges)"
+}
+
 @test "userns: a range returns at delete and delete --force; an exhausted pool fails naming it" {
   start_ct "$CT_ID"
   start_ct "$CT_ID-2"

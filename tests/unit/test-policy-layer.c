@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "oci/json_tree.h"
+#include "oci/json_writer.h"
 #include "oci/policy_file.h"
 #include "runtime/policy/policy_layer.h"
 #include "unit.h"
@@ -59,93 +62,202 @@ judge (const char *admin_json, const char *user_json)
     }                                                                       \
   while (0)
 
+#define DEF "{}"
+#define STRICT                                                              \
+  "{\"rootfs\":{\"allowEphemeral\":false},\"env\":{\"allowKeep\":false},"   \
+  "\"devices\":{\"allow\":[\"fuse\"]},\"egress\":{\"allow\":[\"pypi.org\"]," \
+  "\"ceiling\":[\"*.corp.example\",\"pypi.org\"]}}"
+#define CREDS                                                               \
+  "{\"credentials\":{\"inject\":[{\"name\":\"GH\",\"source\":"              \
+  "\"file:/etc/agentrt/gh\",\"hosts\":[\"api.github.com\"]}]}}"
+#define ASK "{\"egress\":{\"ask\":{\"socket\":\"/run/a.sock\"}}}"
+#define POOL                                                                \
+  "{\"userns\":{\"pool\":{\"uid\":100000,\"gid\":100000,\"size\":65536}}}"
+
+/* Every field of the policy file, as oci/policy_write.c writes it, and how
+ * a user's file is judged on it: loosenings that must be refused (`user`
+ * over `admin`, refused naming `names`, else the field), or why a user
+ * may set it (`why`).  A field the writer learns without a row here fails
+ * test_every_field_has_a_rule: a new field needs its rule in
+ * policy_layer.c (or a reason it is the user's) before it ships. */
+struct rule
+{
+  const char *field;
+  const char *admin;
+  const char *user;
+  const char *names;
+  const char *why;
+};
+
+static const struct rule rules[] = {
+  { "version", .why = "the format's version, no setting" },
+  { "hardening", DEF, "{\"hardening\":\"off\"}" },
+  { "rootfs.allowEphemeral", STRICT, "{\"rootfs\":{\"allowEphemeral\":true}}" },
+  { "rootfs.allowWritable", DEF, "{\"rootfs\":{\"allowWritable\":true}}" },
+  { "rootfs.ephemeralSize", DEF, "{\"rootfs\":{\"ephemeralSize\":\"2g\"}}" },
+  { "tmpfs.tmp", DEF, "{\"tmpfs\":{\"tmp\":\"1g\"}}" },
+  { "tmpfs.run", DEF, "{\"tmpfs\":{\"run\":\"65m\"}}" },
+  { "tmpfs.shm", DEF, "{\"tmpfs\":{\"shm\":\"1g\"}}" },
+  { "tmpfs.home", DEF, "{\"tmpfs\":{\"home\":\"1g\"}}" },
+  { "env.allowKeep", STRICT, "{\"env\":{\"allowKeep\":true}}" },
+  { "env.extraSecretPatterns", .why = "appended to: a user's file only adds" },
+  { "credentials.extraPaths", .why = "appended to: a user's file only adds" },
+  { "credentials.trustStore", DEF,
+    "{\"credentials\":{\"trustStore\":\"/tmp/mine.pem\"}}" },
+  /* only the admin declares credentials; a user may keep or drop them */
+  { "credentials.inject", DEF, CREDS },
+  { "credentials.inject", CREDS,
+    "{\"credentials\":{\"inject\":[{\"name\":\"GH\",\"source\":"
+    "\"file:/etc/agentrt/gh\",\"hosts\":[\"api.github.com\",\"evil.example\"]}]}}" },
+  { "credentials.inject", CREDS,
+    "{\"credentials\":{\"inject\":[{\"name\":\"GH\",\"source\":"
+    "\"file:/etc/agentrt/gh\",\"hosts\":[\"api.github.com\"],"
+    "\"header\":\"X-Leak\"}]}}" },
+  { "sockets.extraPaths", .why = "appended to: a user's file only adds" },
+  { "binds.scanDepth", DEF, "{\"binds\":{\"scanDepth\":7}}" },
+  { "binds.scanEntries", .why = "the user's own I/O: past it the create "
+    "fails, the scan never reads less" },
+  { "binds.protectPersistence", DEF,
+    "{\"binds\":{\"protectPersistence\":false}}" },
+  { "devices.allow", DEF, "{\"devices\":{\"allow\":[\"kvm\"]}}" },
+  { "devices.allow", STRICT, "{\"devices\":{\"allow\":[\"fuse\",\"net/tun\"]}}" },
+  { "capabilities.safe", DEF,
+    "{\"capabilities\":{\"safe\":[\"CAP_SYS_ADMIN\"]}}" },
+  { "capabilities.safe", DEF,
+    "{\"capabilities\":{\"safe\":[\"CAP_KILL\",\"CAP_NET_RAW\"]}}" },
+  { "limits.pids", DEF, "{\"limits\":{\"pids\":1025}}" },
+  { "limits.memory", DEF, "{\"limits\":{\"memory\":\"5g\"}}" },
+  { "limits.lifetime", DEF,
+    "{\"limits\":{\"lifetime\":\"25h\",\"maxLifetime\":\"25h\"}}" },
+  { "limits.maxLifetime", DEF, "{\"limits\":{\"maxLifetime\":\"48h\"}}" },
+  { "limits.unenforceable", DEF, "{\"limits\":{\"unenforceable\":\"allow\"}}" },
+  { "egress.allow", DEF, "{\"egress\":{\"allow\":[\"evil.example\"]}}" },
+  { "egress.allow", STRICT, "{\"egress\":{\"allow\":[\"a.corp.example\"]}}" },
+  { "egress.ceiling", STRICT, "{\"egress\":{\"ceiling\":[\"*\"]}}" },
+  { "egress.ceiling", STRICT, "{\"egress\":{\"ceiling\":[\"*.example\"]}}" },
+  { "egress.ceiling", STRICT,
+    "{\"egress\":{\"ceiling\":[\"pypi.org\",\"10.0.0.0/8\"]}}" },
+  { "egress.allowBroad", DEF, "{\"egress\":{\"allowBroad\":true}}" },
+  { "egress.publicSuffixList", DEF,
+    "{\"egress\":{\"publicSuffixList\":\"/tmp/psl.dat\"}}" },
+  { "egress.uplink", DEF, "{\"egress\":{\"uplink\":\"runtime\"}}" },
+  { "egress.transparent", "{\"egress\":{\"transparent\":false}}",
+    "{\"egress\":{\"transparent\":true}}" },
+  /* asking a person: on, or another approver, loosens */
+  { "egress.ask.socket", DEF,
+    "{\"egress\":{\"ask\":{\"socket\":\"/home/u/yes.sock\"}}}", "egress.ask" },
+  { "egress.ask.socket", ASK,
+    "{\"egress\":{\"ask\":{\"socket\":\"/home/u/yes.sock\"}}}", "egress.ask" },
+  { "egress.ask.timeout", .why = "how long its own questions wait for the "
+    "admin's approver, who still answers (bounded by the parser)" },
+  { "egress.ask.maxPending", .why = "how many of its own questions wait at "
+    "once (bounded by the parser)" },
+  { "seccomp.profile", DEF, "{\"seccomp\":{\"profile\":null}}" },
+  { "seccomp.profile", DEF, "{\"seccomp\":{\"profile\":\"/tmp/open.json\"}}" },
+  { "seccomp.profile", "{\"seccomp\":{\"profile\":null}}",
+    "{\"seccomp\":{\"profile\":\"/tmp/open.json\"}}" },
+  { "userns.mode", "{\"userns\":{\"mode\":\"auto\"}}",
+    "{\"userns\":{\"mode\":\"off\"}}" },
+  { "userns.subidUser", DEF, "{\"userns\":{\"subidUser\":\"me\"}}" },
+  { "userns.pool.uid", DEF, POOL, "userns.pool" },
+  { "userns.pool.uid", POOL, "{\"userns\":{\"pool\":{\"uid\":200000,"
+    "\"gid\":100000,\"size\":65536}}}", "userns.pool" },
+  { "userns.pool.gid", POOL, "{\"userns\":{\"pool\":{\"uid\":100000,"
+    "\"gid\":200000,\"size\":65536}}}", "userns.pool" },
+  { "userns.pool.size", POOL, "{\"userns\":{\"pool\":{\"uid\":100000,"
+    "\"gid\":100000,\"size\":131072}}}", "userns.pool" },
+  { "sidecar.uid", DEF, "{\"sidecar\":{\"uid\":1000}}" },
+  { "sidecar.gid", DEF, "{\"sidecar\":{\"gid\":1000}}", "sidecar.uid" },
+  { "sidecar.busyPollMicroseconds", .why = "the user's own CPU" },
+  { "audit.dir", .why = "the user's own trail" },
+};
+
 static void
 test_loosening_refused (void)
 {
-  const char *def = "{}";
-  const char *strict = "{\"rootfs\":{\"allowEphemeral\":false},"
-                       "\"env\":{\"allowKeep\":false},"
-                       "\"devices\":{\"allow\":[\"fuse\"]},"
-                       "\"egress\":{\"allow\":[\"pypi.org\"],"
-                       "\"ceiling\":[\"*.corp.example\",\"pypi.org\"]}}";
+  for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+    {
+      const struct rule *r = &rules[i];
+      cleanup_free char *want = NULL;
+      const char *m;
 
-  REFUSED (def, "{\"hardening\":\"off\"}", "hardening");
-  REFUSED (def, "{\"rootfs\":{\"allowWritable\":true}}", "rootfs.allowWritable");
-  REFUSED (strict, "{\"rootfs\":{\"allowEphemeral\":true}}",
-           "rootfs.allowEphemeral");
-  REFUSED (def, "{\"rootfs\":{\"ephemeralSize\":\"2g\"}}", "rootfs.ephemeralSize");
-  REFUSED (def, "{\"tmpfs\":{\"tmp\":\"1g\"}}", "tmpfs.tmp");
-  REFUSED (def, "{\"tmpfs\":{\"run\":\"65m\"}}", "tmpfs.run");
-  REFUSED (def, "{\"tmpfs\":{\"shm\":\"1g\"}}", "tmpfs.shm");
-  REFUSED (def, "{\"tmpfs\":{\"home\":\"1g\"}}", "tmpfs.home");
-  REFUSED (strict, "{\"env\":{\"allowKeep\":true}}", "env.allowKeep");
-  REFUSED (def, "{\"binds\":{\"scanDepth\":7}}", "binds.scanDepth");
-  REFUSED (def, "{\"binds\":{\"scanEntries\":10}}", "binds.scanEntries");
-  REFUSED (def, "{\"binds\":{\"protectPersistence\":false}}",
-           "binds.protectPersistence");
-  REFUSED (def, "{\"devices\":{\"allow\":[\"kvm\"]}}", "devices.allow");
-  REFUSED (strict, "{\"devices\":{\"allow\":[\"fuse\",\"net/tun\"]}}",
-           "devices.allow");
-  REFUSED (def, "{\"capabilities\":{\"safe\":[\"CAP_SYS_ADMIN\"]}}",
-           "capabilities.safe");
-  REFUSED (def, "{\"capabilities\":{\"safe\":[\"CAP_KILL\",\"CAP_NET_RAW\"]}}",
-           "capabilities.safe");
-  REFUSED (def, "{\"limits\":{\"pids\":1025}}", "limits.pids");
-  REFUSED (def, "{\"limits\":{\"memory\":\"5g\"}}", "limits.memory");
-  REFUSED (def, "{\"limits\":{\"lifetime\":\"25h\",\"maxLifetime\":\"25h\"}}",
-           "limits.lifetime");
-  REFUSED (def, "{\"limits\":{\"maxLifetime\":\"48h\"}}", "limits.maxLifetime");
-  REFUSED (def, "{\"limits\":{\"unenforceable\":\"allow\"}}",
-           "limits.unenforceable");
-  REFUSED (def, "{\"egress\":{\"allow\":[\"evil.example\"]}}", "egress.allow");
-  REFUSED (strict, "{\"egress\":{\"allow\":[\"a.corp.example\"]}}",
-           "egress.allow");
-  REFUSED (def, "{\"egress\":{\"allowBroad\":true}}", "egress.allowBroad");
-  REFUSED (strict, "{\"egress\":{\"ceiling\":[\"*\"]}}", "egress.ceiling");
-  REFUSED (strict, "{\"egress\":{\"ceiling\":[\"*.example\"]}}",
-           "egress.ceiling");
-  REFUSED (strict, "{\"egress\":{\"ceiling\":[\"pypi.org\",\"10.0.0.0/8\"]}}",
-           "egress.ceiling");
-  REFUSED (def, "{\"egress\":{\"publicSuffixList\":\"/tmp/psl.dat\"}}",
-           "egress.publicSuffixList");
-  REFUSED (def, "{\"egress\":{\"uplink\":\"runtime\"}}", "egress.uplink");
-  REFUSED ("{\"egress\":{\"transparent\":false}}",
-           "{\"egress\":{\"transparent\":true}}", "egress.transparent");
-  /* asking a person: on, or another approver, loosens */
-  REFUSED (def, "{\"egress\":{\"ask\":{\"socket\":\"/home/u/yes.sock\"}}}", "egress.ask");
-  REFUSED ("{\"egress\":{\"ask\":{\"socket\":\"/run/a.sock\"}}}",
-           "{\"egress\":{\"ask\":{\"socket\":\"/home/u/yes.sock\"}}}", "egress.ask");
-  REFUSED (def, "{\"seccomp\":{\"profile\":null}}", "seccomp.profile");
-  REFUSED (def, "{\"seccomp\":{\"profile\":\"/tmp/open.json\"}}",
-           "seccomp.profile");
-  REFUSED ("{\"seccomp\":{\"profile\":null}}",
-           "{\"seccomp\":{\"profile\":\"/tmp/open.json\"}}", "seccomp.profile");
-  REFUSED (def, "{\"sidecar\":{\"uid\":1000}}", "sidecar.uid");
-  {
-    const char *creds = "{\"credentials\":{\"inject\":[{\"name\":\"GH\",\"source\":"
-                        "\"file:/etc/agentrt/gh\",\"hosts\":[\"api.github.com\"]}]}}";
-    /* only the admin declares credentials; a user may keep or drop them */
-    REFUSED (def, creds, "credentials.inject");
-    REFUSED (creds, "{\"credentials\":{\"inject\":[{\"name\":\"GH\",\"source\":"
-             "\"file:/etc/agentrt/gh\",\"hosts\":[\"api.github.com\",\"evil.example\"]}]}}",
-             "credentials.inject");
-    REFUSED (creds, "{\"credentials\":{\"inject\":[{\"name\":\"GH\",\"source\":"
-             "\"file:/etc/agentrt/gh\",\"hosts\":[\"api.github.com\"],"
-             "\"header\":\"X-Leak\"}]}}", "credentials.inject");
-    REFUSED (def, "{\"credentials\":{\"trustStore\":\"/tmp/mine.pem\"}}",
-             "credentials.trustStore");
-    CHECK_STR_EQ (judge (creds, creds), "ok");
-    CHECK_STR_EQ (judge (creds, "{\"credentials\":{\"inject\":[]}}"), "ok");
-  }
-  REFUSED ("{\"userns\":{\"mode\":\"auto\"}}", "{\"userns\":{\"mode\":\"off\"}}",
-           "userns.mode");
-  REFUSED (def, "{\"userns\":{\"subidUser\":\"me\"}}", "userns.subidUser");
-  REFUSED (def, "{\"userns\":{\"pool\":{\"uid\":100000,\"gid\":100000,"
-           "\"size\":65536}}}", "userns.pool");
+      if (r->user == NULL)
+        continue;
+      want = xasprintf ("user.json: %s: ", r->names ? r->names : r->field);
+      m = judge (r->admin, r->user);
+      CHECK_CONTAINS (m, want);
+      CHECK_CONTAINS (m, "a user's policy may only tighten");
+    }
+  CHECK_STR_EQ (judge (CREDS, CREDS), "ok");
+  CHECK_STR_EQ (judge (CREDS, "{\"credentials\":{\"inject\":[]}}"), "ok");
   /* what the admin's file gave stays (a broken user file is its error) */
-  CHECK_CONTAINS (judge (def, "{\"limits\":{\"pids\":0}}"),
+  CHECK_CONTAINS (judge (DEF, "{\"limits\":{\"pids\":0}}"),
                   "policy.json: limits.pids: must be greater than 0");
-  CHECK_CONTAINS (judge (def, "{\"hardening\":\"maybe\"}"), "hardening");
+  CHECK_CONTAINS (judge (DEF, "{\"hardening\":\"maybe\"}"), "hardening");
+}
+
+/* The leaf members of a written policy ("egress.ask.socket"; an array
+ * is a leaf), each checked against the rules. */
+static void
+check_leaves (const struct json_node *o, const char *prefix, size_t *seen)
+{
+  for (uint32_t i = 0; i < o->len; i++)
+    {
+      const struct json_node *m = &o->u.items[i];
+      cleanup_free char *path = prefix ? xasprintf ("%s.%s", prefix, m->key)
+                                       : xstrdup (m->key);
+      bool found = false;
+
+      if (m->type == JSON_OBJECT)
+        {
+          check_leaves (m, path, seen);
+          continue;
+        }
+      for (size_t k = 0; k < sizeof rules / sizeof *rules; k++)
+        if (strcmp (rules[k].field, path) == 0)
+          {
+            found = true;
+            seen[k] = 1;
+          }
+      if (!found)
+        fprintf (stderr, "policy field `%s` has no rule for a user's file\n",
+                 path);
+      CHECK (found);
+    }
+}
+
+static void
+test_every_field_has_a_rule (void)
+{
+  /* every optional part present: asking on, a pool, a credential */
+  const char *full = "{\"egress\":{\"ask\":{\"socket\":\"/run/a.sock\"}},"
+                     "\"userns\":{\"pool\":{\"uid\":100000,\"gid\":100000,"
+                     "\"size\":65536}},\"credentials\":{\"inject\":[{\"name\":"
+                     "\"GH\",\"source\":\"file:/etc/agentrt/gh\",\"hosts\":"
+                     "[\"api.github.com\"]}]}}";
+  size_t seen[sizeof rules / sizeof *rules] = { 0 };
+  struct agent_policy p;
+  agentrt_error_t err = NULL;
+  struct json_writer *w = json_writer_new (false);
+  cleanup_free char *text = NULL;
+  struct json_doc *doc;
+
+  CHECK (policy_file_parse (full, strlen (full), "full", &p, &err) == 0);
+  policy_file_write_json (&p, w);
+  text = json_writer_finish (w, NULL);
+  doc = json_doc_parse (text, strlen (text), "written", &err);
+  CHECK (doc != NULL && json_doc_root (doc)->type == JSON_OBJECT);
+  if (doc)
+    check_leaves (json_doc_root (doc), NULL, seen);
+  /* and no rule for a field that is gone */
+  for (size_t k = 0; k < sizeof rules / sizeof *rules; k++)
+    {
+      if (!seen[k])
+        fprintf (stderr, "rule for `%s`: no such field\n", rules[k].field);
+      CHECK (seen[k]);
+    }
+  json_doc_free (doc);
+  policy_release (&p);
 }
 
 static void
@@ -173,6 +285,8 @@ test_tightening_passes (void)
   CHECK_STR_EQ (judge ("{}", "{\"credentials\":{\"extraPaths\":[\".acme\"]},"
                              "\"sockets\":{\"extraPaths\":[\"/run/acme.sock\"]}}"),
                 "ok");
+  /* fewer entries: a big tree fails the create sooner */
+  CHECK_STR_EQ (judge ("{}", "{\"binds\":{\"scanEntries\":10}}"), "ok");
   CHECK_STR_EQ (judge ("{}", "{\"binds\":{\"scanDepth\":9,\"scanEntries\":"
                              "300000,\"protectPersistence\":true}}"), "ok");
   CHECK_STR_EQ (judge (loose, "{\"devices\":{\"allow\":[\"kvm\"]}}"), "ok");
@@ -210,6 +324,7 @@ main (void)
   if (mkdtemp (dir) == NULL)
     return 99;
   RUN_TEST (test_loosening_refused);
+  RUN_TEST (test_every_field_has_a_rule);
   RUN_TEST (test_tightening_passes);
   r = UNIT_EXIT ();
   rmdir (dir);
