@@ -253,6 +253,7 @@ hardening_apply (const struct runtime_context *rt, struct oci_config *config,
                  config->annotations.items[i].value);
   r = harden (config, &h->policy, &annotations, &h->view, &h->result, err);
   kv_list_free (&annotations);
+  host_view_system_scanned (&h->view);
   if (r < 0 || judge_egress_wildcards (rt, h, err) < 0)
     return agentrt_error_wrap (err, "hardening");
   if (user_file)

@@ -477,6 +477,13 @@ host_view_system (struct host_view *view, const char *bundle_dir,
 }
 
 void
+host_view_system_scanned (struct host_view *view)
+{
+  if (view->ctx)
+    dirs_pop (view->ctx, 0);
+}
+
+void
 host_view_system_release (struct host_view *view)
 {
   struct system_ctx *c = view->ctx;

@@ -143,6 +143,13 @@ void host_view_system (struct host_view *view, const char *bundle_dir,
                        const struct str_list *private_dirs);
 void host_view_system_release (struct host_view *view);
 
+/* Closes the directories the bind scan left open below the sources (the
+ * sources stay: mounts are made from them).  Called once the scan is
+ * done, so that none is inherited by the init, the monitor or the
+ * sidecar: each would pin the host's tree and be one openat from its
+ * files while the container lives. */
+void host_view_system_scanned (struct host_view *view);
+
 /* The open source of the real view whose canonical path is `canonical`
  * (an O_PATH fd owned by the view), or -1. */
 int host_view_source_fd (const struct host_view *view, const char *canonical);

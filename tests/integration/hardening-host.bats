@@ -220,6 +220,38 @@ swap_source_at_judged ()
   [[ $output == *"host /etc visible"* ]] || fail "under $CONTROL_RUNTIME: $output"
 }
 
+# open_below DIR: the fds of every process on the host that point at a
+# directory below DIR (not DIR itself), one "pid fd -> path" a line.
+open_below ()
+{
+  local fd link
+  for fd in /proc/[0-9]*/fd/*; do
+    link=$(readlink "$fd" 2>/dev/null) || continue
+    [[ $link == "$1"/* ]] && printf '%s -> %s\n' "$fd" "$link"
+  done
+  return 0
+}
+
+@test "hardening: the bind scan leaves no directory below a source open (init, monitor, sidecar)" {
+  # the scan walks a tree through open directories; once create has
+  # judged it, none of them may stay open in a process of the container:
+  # they would pin the host's tree (a busy unmount) and be one fd away
+  # from the host's files while the init waits for start
+  local d
+  d=$(host_dir tree)
+  mkdir -p "$d/a/b/c/d/e" "$d/x/y"
+  echo f >"$d/a/b/c/d/e/f"
+  add_bind "$d" /tree rbind ro
+  set_cmd sleep inf
+  rt_ok create --bundle "$BUNDLE" "$CT_ID"
+  local open
+  open=$(open_below "$d")
+  [[ -z $open ]] || fail "directories below the bind source are still open after create:"$'\n'"$open"
+  rt_ok start "$CT_ID"
+  open=$(open_below "$d")
+  [[ -z $open ]] || fail "directories below the bind source are open after start:"$'\n'"$open"
+}
+
 @test "hardening: another container keeps swapping a shared directory with symlinks to a home and /" {
   local vol home
   vol=$(host_dir volume)
