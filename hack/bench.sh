@@ -18,7 +18,8 @@
 #              without (the default), on the plain bundle and on the
 #              engine's binds (what the range allocation and the idmapped
 #              mounts add); and the "-full" engine-shaped bundles under
-#              crun and agentrt off and hardened
+#              crun and agentrt off, hardened, and hardened with its user
+#              namespace
 #   parallel   PARALLEL_N (default 100) detached `sleep`s created at once,
 #              then started at once, killed and deleted (hack/bench/scale.py),
 #              for each "-full" engine-shaped bundle, under crun and agentrt
@@ -113,22 +114,10 @@ PIDS=()
 STEP=
 cleanup ()
 {
-  local pid r id rt
+  local pid
   set +e
   [[ -z $STEP ]] || bench_stop "$STEP"
-  for r in "$STATE"/root-*; do
-    [[ -d $r ]] || continue
-    case $r in
-      *-runc) rt=$RUNC ;; *-crun) rt=$CRUN ;; *-base) rt=$BASELINE ;; *) rt=$AGENTRT ;;
-    esac
-    for id in $("$rt" --root "$r" list -q 2>/dev/null); do
-      if [[ $rt == "$CRUN" && -n ${CRUN_NS:-} ]]; then
-        nsenter --mount="$CRUN_NS" "$rt" --root "$r" delete --force "$id" >/dev/null 2>&1
-      else
-        "$rt" --root "$r" delete --force "$id" >/dev/null 2>&1
-      fi
-    done
-  done
+  bench_delete_all "$STATE" runtime_of
   ip netns del "$NETNS" 2>/dev/null
   ip netns del "$PATH_NETNS" 2>/dev/null
   if [[ -n $PODMAN_CLEANUP ]]; then
@@ -144,6 +133,16 @@ cleanup ()
   bench_host_paths_remove "$T/host-paths-before" "${HOST_PATHS[@]}"
   bench_state_dir_remove "$STATE"
   rm -rf --one-file-system "$T"
+}
+# runtime_of ROOT: the runtime owning the state root ROOT (for the cleanup)
+runtime_of ()
+{
+  case $1 in
+    *-runc) echo "$RUNC" ;;
+    *-crun) [[ -z ${CRUN_NS:-} ]] || printf '%s\n' nsenter --mount="$CRUN_NS"; echo "$CRUN" ;;
+    *-base) echo "$BASELINE" ;;
+    *) echo "$AGENTRT" ;;
+  esac
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -200,16 +199,12 @@ bundle sleep-none-path ".process.args = [\"sleep\", \"100000\"] | .annotations[\
   --arg p "/run/netns/$PATH_NETNS"
 bundle sleep-path ".process.args = [\"sleep\", \"100000\"] | $JOIN_PATH" --arg p "/run/netns/$PATH_NETNS"
 
-# Engine-shaped bundles (hack/bench/engines, made by
-# hack/bench/engine-configs.sh): ENGINE, the base with the engine's seccomp
-# profile as the engine sent it; ENGINE-full, with the engine's masked and
-# read-only paths, capabilities and limits (memory, swap, pids, cpu
-# shares, devices) too.
-ENGINE_FULL='.linux.seccomp = $s[0] | .linux.maskedPaths = $x[0].maskedPaths
-  | .linux.readonlyPaths = $x[0].readonlyPaths | .process.capabilities = $x[0].capabilities
-  | .linux.resources = $x[0].resources'
+# Engine-shaped bundles: ENGINE, the base with the engine's seccomp profile
+# as the engine sent it; ENGINE-full, with the engine's masked and
+# read-only paths, capabilities and limits too (common.sh).
+ENGINE_FULL=$BENCH_ENGINE_FULL
 for e in "${ENGINES[@]}"; do
-  eargs=(--slurpfile s "$HERE/bench/engines/$e-seccomp.json" --slurpfile x "$HERE/bench/engines/$e.json")
+  mapfile -t eargs < <(bench_engine_args "$e")
   bundle "true-$e" '.process.args = ["/bin/true"] | .linux.seccomp = $s[0]' "${eargs[@]}"
   bundle "true-$e-full" ".process.args = [\"/bin/true\"] | $ENGINE_FULL" "${eargs[@]}"
   bundle "sleep-$e-full" ".process.args = [\"sleep\", \"100000\"] | $ENGINE_FULL" "${eargs[@]}"
@@ -271,6 +266,7 @@ engine_figures ()
     printf -- '--ratio %s ' "agentrt-hard-$v/crun-$v" "agentrt-$v/crun-$v"
     printf -- '--diff %s ' "agentrt-hard-$v:agentrt-$v"
     [[ $1 != run ]] || printf -- '--diff %s ' "crun-$v:crun" "agentrt-hard-$v:agentrt-hard"
+    [[ $1 != lifecycle ]] || printf -- '--diff %s ' "agentrt-hard-$v-userns:agentrt-hard-$v"
     [[ -z $BASELINE ]] || printf -- '--ratio %s --diff %s ' "baseline-hard-$v/crun-$v" \
       "agentrt-hard-$v:baseline-hard-$v"
   done
@@ -328,7 +324,7 @@ section_lifecycle ()
     agentrt-hard-path agentrt-hard-userns agentrt-hard-binds agentrt-hard-binds-userns)
   for v in "${ENGINE_VARIANTS[@]}"; do
     [[ $v == *-full ]] || continue
-    variants+=("crun-$v" "agentrt-$v" "agentrt-hard-$v")
+    variants+=("crun-$v" "agentrt-$v" "agentrt-hard-$v" "agentrt-hard-$v-userns")
     [[ -z $BASELINE ]] || variants+=("baseline-hard-$v")
   done
   for v in "${variants[@]}"; do
@@ -345,6 +341,7 @@ section_lifecycle ()
       agentrt-hard-binds) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-binds ;;
       agentrt-hard-binds-userns) rt=("${AGENTRT_USERNS[@]}") b=$T/sleep-binds ;;
       crun-*) rt=("$CRUN" --root "$STATE/root-crun") ns=$CRUN_NS b=$T/sleep-${v#crun-} ;;
+      agentrt-hard-*-userns) rt=("${AGENTRT_USERNS[@]}") b=$T/sleep-${v#agentrt-hard-} b=${b%-userns} ;;
       agentrt-hard-*) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-${v#agentrt-hard-} ;;
       agentrt-*) rt=("${AGENTRT_OFF[@]}") b=$T/sleep-${v#agentrt-} ;;
       baseline-hard-*) rt=("${BASELINE_HARD[@]}") b=$T/sleep-${v#baseline-hard-} ;;

@@ -98,6 +98,39 @@ BENCH_ENGINE_BINDS='.mounts += [
     {destination: "/etc/hosts", type: "bind", source: ($e + "/hosts"), options: ["rbind", "ro"]},
     {destination: "/etc/hostname", type: "bind", source: ($e + "/hostname"), options: ["rbind", "ro"]}]'
 
+# Engine-shaped bundles (hack/bench/engines, made by
+# hack/bench/engine-configs.sh): BENCH_ENGINE_FULL, the jq filter giving a
+# bundle the engine's seccomp profile as the engine sent it, its masked
+# and read-only paths, capabilities and limits (memory, swap, pids, cpu
+# shares, devices); it takes bench_engine_args ENGINE's $s and $x.
+# shellcheck disable=SC2034,SC2016 # used by the scripts that source it; $s and $x are jq's
+BENCH_ENGINE_FULL='.linux.seccomp = $s[0] | .linux.maskedPaths = $x[0].maskedPaths
+  | .linux.readonlyPaths = $x[0].readonlyPaths | .process.capabilities = $x[0].capabilities
+  | .linux.resources = $x[0].resources'
+# bench_engine_args ENGINE: jq's arguments for BENCH_ENGINE_FULL (and for
+# `.linux.seccomp = $s[0]` alone).
+bench_engine_args ()
+{
+  local dir
+  dir=$(dirname "${BASH_SOURCE[0]}")/engines
+  printf '%s\n' --slurpfile s "$dir/$1-seccomp.json" --slurpfile x "$dir/$1.json"
+}
+
+# bench_delete_all STATE RUNTIME-OF: delete --force of every container
+# left in the state roots STATE/root-*; RUNTIME-OF ROOT prints the command
+# running the runtime that owns ROOT, one word a line.
+bench_delete_all ()
+{
+  local r id cmd
+  for r in "$1"/root-*; do
+    [[ -d $r ]] || continue
+    mapfile -t cmd < <("$2" "$r")
+    for id in $("${cmd[@]}" --root "$r" list -q 2>/dev/null); do
+      "${cmd[@]}" --root "$r" delete --force "$id" >/dev/null 2>&1
+    done
+  done
+}
+
 # bench_load: "load 1.00, 0.80, 0.50" (uptime's load averages).
 bench_load ()
 {

@@ -14,11 +14,21 @@
 #           a socket, shell startup files and a git repository of a few
 #           hundred files (what the scan masks and protects)
 #   sidecar bench.sh's base bundle with the egress sidecar (hardened only)
+# and the same on engine-shaped bundles (BENCH_ENGINES, default "docker
+# podman": the engine's seccomp profile, masks, read-only paths,
+# capabilities and limits as hack/bench/engines has them, and its binds):
+#   ENGINE          as `none`
+#   ENGINE-sidecar  as `sidecar` (hardened only)
+# Besides off, hardened and the baseline, the bundles without sidecar are
+# created hardened with the container's own user namespace (policy
+# userns.mode "auto": "userns"), and the sidecar ones with the sidecar's
+# transparent path off (egress.transparent false: "opaque").
 # Prints per variant the median wall and CPU time of `create` (CPU: the
 # command's and its reaped children's, not the container's init or the
-# monitor, which outlive it), and the paired differences hardened - off
-# and hardened - baseline.  docs/benchmarks.md has the figures.  Needs
-# root, jq, cc, python3; uses the agentrt in _build/ unless RUNTIME says.
+# monitor, which outlive it), and the paired differences hardened - off,
+# userns - hardened, hardened - opaque and hardened - baseline.
+# docs/benchmarks.md has the figures.  Needs root, jq, cc, python3; uses
+# the agentrt in _build/ unless RUNTIME says.
 set -euo pipefail
 SELF=$(readlink -f "$0")
 HERE=$(dirname "$SELF")
@@ -40,21 +50,19 @@ SOCK_PIDS=()
 RUNLOOP=
 cleanup ()
 {
-  local r rt id pid
+  local pid
   set +e
   [[ -z $RUNLOOP ]] || bench_stop "$RUNLOOP"
-  for r in "$STATE"/root-*; do
-    [[ -d $r ]] || continue
-    rt=$AGENTRT
-    [[ $r != *-base ]] || rt=$BASELINE
-    for id in $("$rt" --root "$r" list -q 2>/dev/null); do
-      "$rt" --root "$r" delete --force "$id" >/dev/null 2>&1
-    done
-  done
+  bench_delete_all "$STATE" runtime_of
   for pid in "${SOCK_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${SOCK_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
   bench_state_dir_remove "$STATE"
   rm -rf --one-file-system "$T"
+}
+# runtime_of ROOT: the agentrt owning the state root ROOT
+runtime_of ()
+{
+  if [[ $1 == *-base ]]; then echo "$BASELINE"; else echo "$AGENTRT"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -97,34 +105,52 @@ bundle srv "$NONE | $ENGINE_BINDS
   | .mounts += [{destination: \"/srv\", type: \"bind\", source: \$s, options: [\"rbind\", \"rw\"]}]" \
   --arg e "$T/engine-files" --arg s "$T/srv"
 bundle sidecar '.'
+read -r -a ENGINES <<<"${BENCH_ENGINES:-docker podman}"
+for e in "${ENGINES[@]}"; do
+  mapfile -t eargs < <(bench_engine_args "$e")
+  bundle "$e" "$NONE | $BENCH_ENGINE_FULL | $ENGINE_BINDS" --arg e "$T/engine-files" "${eargs[@]}"
+  bundle "$e-sidecar" "$BENCH_ENGINE_FULL | $ENGINE_BINDS" --arg e "$T/engine-files" "${eargs[@]}"
+done
 for _ in $(seq 100); do
   [[ -S $T/srv/dave/.run/agent.sock ]] && break
   sleep 0.05
 done
 
 plan_line () { local IFS=$'\t'; printf '%s\n' "$*"; }
+jq '.userns.mode = "auto"' "$T/policy-hard.json" >"$T/policy-userns.json"
+jq '.egress.transparent = false' "$T/policy-hard.json" >"$T/policy-opaque.json"
 OFF=("$AGENTRT" --root "$STATE/root-off" --policy "$T/policy-off.json")
 HARD=("$AGENTRT" --root "$STATE/root-hard" --policy "$T/policy-hard.json")
+USERNS=("$AGENTRT" --root "$STATE/root-userns" --policy "$T/policy-userns.json")
+OPAQUE=("$AGENTRT" --root "$STATE/root-opaque" --policy "$T/policy-opaque.json")
 BASE=("$BASELINE" --root "$STATE/root-base" --policy "$T/policy-hard.json")
+BUNDLES=(none binds srv sidecar)
+for e in "${ENGINES[@]}"; do BUNDLES+=("$e" "$e-sidecar"); done
 diffs=()
 {
-  for b in none binds srv sidecar; do
-    variants=(hard)
-    [[ $b == sidecar ]] || variants+=(off)
+  for b in "${BUNDLES[@]}"; do
+    case $b in
+      sidecar|*-sidecar) variants=(hard opaque) ;;
+      binds|srv) variants=(hard off) ;;
+      *) variants=(hard off userns) ;;
+    esac
     [[ -z $BASELINE ]] || variants+=(base)
     for v in "${variants[@]}"; do
       case $v in
         off) rt=("${OFF[@]}") ;; hard) rt=("${HARD[@]}") ;; base) rt=("${BASE[@]}") ;;
+        userns) rt=("${USERNS[@]}") ;; opaque) rt=("${OPAQUE[@]}") ;;
       esac
       plan_line "$v-$b" create - "${rt[@]}" create --bundle "$T/$b" "$v-$b-@I@"
       plan_line "$v-$b" delete - "${rt[@]}" delete --force "$v-$b-@I@"
+      case $v in
+        off) diffs+=(--diff "hard-$b:off-$b") ;;
+        userns) diffs+=(--diff "userns-$b:hard-$b") ;;
+        opaque) diffs+=(--diff "hard-$b:opaque-$b") ;;
+        base) diffs+=(--diff "hard-$b:base-$b") ;;
+      esac
     done
   done
 } >"$T/plan"
-for b in none binds srv; do diffs+=(--diff "hard-$b:off-$b"); done
-if [[ -n $BASELINE ]]; then
-  for b in none binds srv sidecar; do diffs+=(--diff "hard-$b:base-$b"); done
-fi
 
 echo "== create, $ROUNDS interleaved rounds ($(date -u +%FT%TZ), $(nproc) cores, $(bench_load))"
 echo "   agentrt: $AGENTRT${BASELINE:+; baseline: $BASELINE}"
