@@ -19,6 +19,8 @@ static const struct
   { "limit", AUDIT_EVENT_LIMIT },     { "incident", AUDIT_EVENT_INCIDENT },
   { "sidecar", AUDIT_EVENT_SIDECAR }, { "audit", AUDIT_EVENT_AUDIT },
   { "exit", AUDIT_EVENT_EXIT },       { "egress", AUDIT_EVENT_EGRESS },
+  { "dns", AUDIT_EVENT_DNS },         { "inject", AUDIT_EVENT_INJECT },
+  { "ask", AUDIT_EVENT_ASK },
 };
 
 /* A member that is present and null (json_member says absent for both). */
@@ -148,21 +150,38 @@ parse_exit (const struct json_ctx *c, const struct json_node *obj,
   return 0;
 }
 
+/* egress and dns: a decision, a host (dns: `name`) and a reason; egress
+ * also the stand-in that went out unchanged. */
 static int
-parse_egress (const struct json_ctx *c, const struct json_node *obj,
-              struct audit_record *r)
+parse_decision (const struct json_ctx *c, const struct json_node *obj,
+                struct audit_record *r)
 {
+  bool dns = r->event == AUDIT_EVENT_DNS;
   cleanup_free char *decision = NULL;
 
   if (json_member_string (c, obj, NULL, "decision", JSON_REQUIRED, &decision) < 0
-      || json_member_string (c, obj, NULL, "host", JSON_OPTIONAL, &r->host) < 0
-      || json_member_string (c, obj, NULL, "reason", JSON_OPTIONAL, &r->reason) < 0)
+      || json_member_string (c, obj, NULL, dns ? "name" : "host", JSON_OPTIONAL,
+                             &r->host) < 0
+      || json_member_string (c, obj, NULL, "reason", JSON_OPTIONAL, &r->reason) < 0
+      || (!dns && json_member_string (c, obj, NULL, "standin", JSON_OPTIONAL,
+                                      &r->credential) < 0))
     return -1;
   if (strcmp (decision, "allow") == 0)
     r->allowed = true;
   else if (strcmp (decision, "deny") != 0)
     return json_fail (c, JSON_PATH_KEY (NULL, "decision"),
                       "expected \"allow\" or \"deny\"");
+  return 0;
+}
+
+/* inject and ask: what was done (required) and to which host. */
+static int
+parse_what_host (const struct json_ctx *c, const struct json_node *obj,
+                 const char *key, char **what, struct audit_record *r)
+{
+  if (json_member_string (c, obj, NULL, key, JSON_REQUIRED, what) < 0
+      || json_member_string (c, obj, NULL, "host", JSON_OPTIONAL, &r->host) < 0)
+    return -1;
   return 0;
 }
 
@@ -185,7 +204,12 @@ parse_event (const struct json_ctx *c, const struct json_node *obj,
     case AUDIT_EVENT_EXIT:
       return parse_exit (c, obj, r);
     case AUDIT_EVENT_EGRESS:
-      return parse_egress (c, obj, r);
+    case AUDIT_EVENT_DNS:
+      return parse_decision (c, obj, r);
+    case AUDIT_EVENT_INJECT:
+      return parse_what_host (c, obj, "credential", &r->credential, r);
+    case AUDIT_EVENT_ASK:
+      return parse_what_host (c, obj, "answer", &r->answer, r);
     case AUDIT_EVENT_AUDIT:
       return json_member_int (c, obj, NULL, "lost", JSON_OPTIONAL, JSON_U64,
                               &r->lost, NULL);
@@ -248,5 +272,7 @@ audit_record_release (struct audit_record *r)
   free (r->kind);
   free (r->host);
   free (r->reason);
+  free (r->credential);
+  free (r->answer);
   memset (r, 0, sizeof *r);
 }

@@ -27,6 +27,9 @@ enum audit_event
   AUDIT_EVENT_AUDIT,
   AUDIT_EVENT_EXIT,
   AUDIT_EVENT_EGRESS,
+  AUDIT_EVENT_DNS,
+  AUDIT_EVENT_INJECT,
+  AUDIT_EVENT_ASK,
 };
 
 /* A change of the hardening's (runtime/policy/changes.h): its kind
@@ -69,10 +72,19 @@ struct audit_record
   bool has_lifetime;
   uint64_t lifetime_ms;
 
-  /* egress: host NULL when the request named none */
+  /* egress, dns (its `name`), inject, ask: host NULL when the request
+   * named none */
   char *host;
+  /* egress, dns */
   bool allowed;
   char *reason; /* NULL when absent */
+
+  /* inject: the credential added; egress: the credential whose stand-in
+   * went out unchanged (`standin`), NULL when none */
+  char *credential;
+
+  /* ask: the answer ("allow-once", "deny", "timeout"...) */
+  char *answer;
 
   /* audit: records the writer could not write (`lost`) */
   uint64_t lost;

@@ -9,6 +9,22 @@
 #include "oci/audit_record.h"
 #include "runtime/audit_summary.h"
 
+static void
+decisions_init (struct audit_decisions *d)
+{
+  tally_init (&d->allowed, AUDIT_SUMMARY_MAX_KEYS);
+  tally_init (&d->denied, AUDIT_SUMMARY_MAX_KEYS);
+  tally_init (&d->reasons, AUDIT_SUMMARY_MAX_KEYS);
+}
+
+static void
+decisions_release (struct audit_decisions *d)
+{
+  tally_release (&d->allowed);
+  tally_release (&d->denied);
+  tally_release (&d->reasons);
+}
+
 void
 audit_summary_init (struct audit_summary *s, bool has_since, int64_t since_us)
 {
@@ -16,9 +32,11 @@ audit_summary_init (struct audit_summary *s, bool has_since, int64_t since_us)
   s->has_since = has_since;
   s->since_us = since_us;
   tally_init (&s->exit_causes, AUDIT_SUMMARY_MAX_KEYS);
-  tally_init (&s->egress_allowed, AUDIT_SUMMARY_MAX_KEYS);
-  tally_init (&s->egress_denied, AUDIT_SUMMARY_MAX_KEYS);
-  tally_init (&s->denied_reasons, AUDIT_SUMMARY_MAX_KEYS);
+  decisions_init (&s->egress);
+  decisions_init (&s->dns);
+  tally_init (&s->injected, AUDIT_SUMMARY_MAX_KEYS);
+  tally_init (&s->standins, AUDIT_SUMMARY_MAX_KEYS);
+  tally_init (&s->asked, AUDIT_SUMMARY_MAX_KEYS);
   tally_init (&s->secrets, AUDIT_SUMMARY_MAX_KEYS);
   tally_init (&s->masked, AUDIT_SUMMARY_MAX_KEYS);
   tally_init (&s->dropped, AUDIT_SUMMARY_MAX_KEYS);
@@ -66,9 +84,11 @@ audit_summary_release (struct audit_summary *s)
   free (s->first_damaged);
   free (s->lifetimes_ms);
   tally_release (&s->exit_causes);
-  tally_release (&s->egress_allowed);
-  tally_release (&s->egress_denied);
-  tally_release (&s->denied_reasons);
+  decisions_release (&s->egress);
+  decisions_release (&s->dns);
+  tally_release (&s->injected);
+  tally_release (&s->standins);
+  tally_release (&s->asked);
   tally_release (&s->secrets);
   tally_release (&s->masked);
   tally_release (&s->dropped);
@@ -267,18 +287,19 @@ on_exit_event (struct audit_summary *s, const struct audit_record *r)
     }
 }
 
+/* An egress or dns line. */
 static void
-on_egress (struct audit_summary *s, const struct audit_record *r)
+on_decision (struct audit_decisions *d, const struct audit_record *r)
 {
   const char *host = r->host ? r->host : "(none)";
 
   if (r->allowed)
     {
-      tally_add (&s->egress_allowed, host, 1);
+      tally_add (&d->allowed, host, 1);
       return;
     }
-  tally_add (&s->egress_denied, host, 1);
-  tally_add (&s->denied_reasons, r->reason ? r->reason : "(none)", 1);
+  tally_add (&d->denied, host, 1);
+  tally_add (&d->reasons, r->reason ? r->reason : "(none)", 1);
 }
 
 /* What every record does to the trail's state, in the window or not. */
@@ -324,7 +345,18 @@ count (struct audit_summary *s, const struct audit_record *r)
       s->cur.exited = true;
       break;
     case AUDIT_EVENT_EGRESS:
-      on_egress (s, r);
+      on_decision (&s->egress, r);
+      if (r->credential)
+        tally_add (&s->standins, r->credential, 1);
+      break;
+    case AUDIT_EVENT_DNS:
+      on_decision (&s->dns, r);
+      break;
+    case AUDIT_EVENT_INJECT:
+      tally_add (&s->injected, r->credential, 1);
+      break;
+    case AUDIT_EVENT_ASK:
+      tally_add (&s->asked, r->answer, 1);
       break;
     case AUDIT_EVENT_OTHER:
       s->other_events++;

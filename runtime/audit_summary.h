@@ -54,6 +54,15 @@ struct audit_named_list
   uint64_t dropped; /* beyond AUDIT_SUMMARY_MAX_NAMES */
 };
 
+/* egress and dns lines: by decision and host (dns: the name asked), the
+ * denials also by reason. */
+struct audit_decisions
+{
+  struct tally allowed; /* by host ("(none)": not named) */
+  struct tally denied;  /* by host */
+  struct tally reasons; /* the denials, by reason */
+};
+
 struct audit_summary
 {
   bool has_since;
@@ -79,9 +88,12 @@ struct audit_summary
   struct tally exit_causes; /* "status 0", "signal SIGTERM", "lifetime" */
   struct audit_limit_count limits[AUDIT_LIMIT_KINDS];
 
-  struct tally egress_allowed; /* by host ("(none)": not named) */
-  struct tally egress_denied;  /* by host */
-  struct tally denied_reasons; /* by reason */
+  struct audit_decisions egress;
+  struct audit_decisions dns;
+  struct tally injected;     /* inject lines, by credential */
+  struct tally standins;     /* egress lines whose stand-in went out
+                                unchanged, by credential */
+  struct tally asked;        /* ask lines, by answer */
 
   struct tally secrets;      /* env-removed, by why */
   uint64_t secrets_kept;     /* env-kept */

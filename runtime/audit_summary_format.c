@@ -196,24 +196,53 @@ table_runs (FILE *f, const struct audit_summary *s, size_t top)
   fputc ('\n', f);
 }
 
-static void
-table_egress (FILE *f, const struct audit_summary *s, size_t top)
+/* How the lines of an egress or dns decision are named. */
+struct decision_words
 {
-  const struct tally *allowed = &s->egress_allowed, *denied = &s->egress_denied;
+  const char *what, *one, *many, *to, *name;
+};
 
-  fprintf (f, LABEL "%" PRIu64 " connection%s to %zu host%s\n",
-           "egress allowed", allowed->total, plural (allowed->total),
-           allowed->len, plural (allowed->len));
-  table_tally (f, allowed, top);
-  fprintf (f, LABEL "%" PRIu64 " connection%s to %zu host%s\n",
-           "egress denied", denied->total, plural (denied->total), denied->len,
-           plural (denied->len));
-  table_tally (f, denied, top);
-  if (s->denied_reasons.total)
+static const struct decision_words egress_words = {
+  "egress", "connection", "connections", "to", "host",
+};
+static const struct decision_words dns_words = {
+  "dns", "query", "queries", "for", "name",
+};
+
+static void
+table_decision (FILE *f, const struct decision_words *w, const char *decision,
+                const struct tally *t, size_t top)
+{
+  char label[32];
+
+  snprintf (label, sizeof label, "%s %s", w->what, decision);
+  fprintf (f, LABEL "%" PRIu64 " %s %s %zu %s%s\n", label, t->total,
+           t->total == 1 ? w->one : w->many, w->to, t->len, w->name,
+           plural (t->len));
+  table_tally (f, t, top);
+}
+
+static void
+table_decisions (FILE *f, const struct decision_words *w,
+                 const struct audit_decisions *d, size_t top)
+{
+  table_decision (f, w, "allowed", &d->allowed, top);
+  table_decision (f, w, "denied", &d->denied, top);
+  if (d->reasons.total)
     {
       fprintf (f, "  denied, by reason:\n");
-      table_tally (f, &s->denied_reasons, top);
+      table_tally (f, &d->reasons, top);
     }
+}
+
+/* "LABEL  N[, by WHAT:]" and the tally's top entries. */
+static void
+table_counted (FILE *f, const char *label, const struct tally *t,
+               const char *by, size_t top)
+{
+  fprintf (f, LABEL "%" PRIu64 "%s%s%s\n", label, t->total,
+           t->total ? ", by " : "", t->total ? by : "", t->total ? ":" : "");
+  table_tally (f, t, top);
 }
 
 /* "knob=value  N containers: a, b, c (and K more)", per knob and value. */
@@ -288,7 +317,11 @@ audit_summary_table (const struct audit_summary *s, const char *dir, size_t top)
     return xstrdup ("out of memory\n");
   table_head (f, s, dir);
   table_runs (f, s, top);
-  table_egress (f, s, top);
+  table_decisions (f, &egress_words, &s->egress, top);
+  table_decisions (f, &dns_words, &s->dns, top);
+  table_counted (f, "credentials added", &s->injected, "credential", top);
+  table_counted (f, "stand-ins unchanged", &s->standins, "credential", top);
+  table_counted (f, "questions asked", &s->asked, "answer", top);
   fprintf (f, LABEL "%" PRIu64 " (%" PRIu64 " kept by run.agentrt.env.keep)%s\n",
            "secrets removed", s->secrets.total, s->secrets_kept,
            s->secrets.total ? ", by reason:" : "");
@@ -328,6 +361,19 @@ json_tally (struct json_writer *w, const char *name, const struct tally *t,
     }
   json_end_array (w);
   json_kv_uint (w, "rest", rest);
+  json_end_object (w);
+}
+
+/* {"allowed", "denied", "deniedReasons"}, each a tally. */
+static void
+json_decisions (struct json_writer *w, const char *name,
+                const struct audit_decisions *d, const char *key, size_t top)
+{
+  json_key (w, name);
+  json_begin_object (w);
+  json_tally (w, "allowed", &d->allowed, key, top);
+  json_tally (w, "denied", &d->denied, key, top);
+  json_tally (w, "deniedReasons", &d->reasons, "reason", top);
   json_end_object (w);
 }
 
@@ -453,12 +499,11 @@ audit_summary_json (const struct audit_summary *s, const char *dir, size_t top)
   json_begin_object (w);
   json_head (w, s, dir);
   json_runs (w, s, top);
-  json_key (w, "egress");
-  json_begin_object (w);
-  json_tally (w, "allowed", &s->egress_allowed, "host", top);
-  json_tally (w, "denied", &s->egress_denied, "host", top);
-  json_tally (w, "deniedReasons", &s->denied_reasons, "reason", top);
-  json_end_object (w);
+  json_decisions (w, "egress", &s->egress, "host", top);
+  json_decisions (w, "dns", &s->dns, "name", top);
+  json_tally (w, "credentialsAdded", &s->injected, "credential", top);
+  json_tally (w, "standinsUnchanged", &s->standins, "credential", top);
+  json_tally (w, "asked", &s->asked, "answer", top);
   json_tally (w, "secretsRemoved", &s->secrets, "reason", top);
   json_kv_uint (w, "secretsKept", s->secrets_kept);
   json_classes (w, "pathsMasked", &s->masked);

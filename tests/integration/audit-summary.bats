@@ -124,6 +124,35 @@ EOF
   jq_is .lines '{"read":16,"damaged":0,"damagedTrails":0,"firstDamaged":null,"unknownEvents":0}'
 }
 
+@test "audit --summary: the sidecar's dns, inject and ask lines are counted, none as unknown" {
+  # as runtime/egress/audit.c writes them (docs/egress.md, *Audit*)
+  write_trail agent <<'EOF'
+{"time":"2026-11-29T14:00:00.000000000Z","id":"agent","event":"create","hardened":true,"directives":{"rootfs":"readonly","seccompProfile":"/p","envKeep":[]},"changes":[]}
+{"time":"2026-11-29T14:00:01.000Z","event":"dns","id":"agent","proto":"udp","name":"pypi.org","type":"A","decision":"allow","reason":"ok","answers":2,"ttl":60}
+{"time":"2026-11-29T14:00:02.000Z","event":"dns","id":"agent","proto":"udp","name":"c2VjcmV0.leak.example","type":"TXT","decision":"deny","reason":"not-allowlisted","answers":0,"ttl":0}
+{"time":"2026-11-29T14:00:03.000Z","event":"inject","id":"agent","credential":"github","host":"api.github.com","port":443,"request":"GET /user"}
+{"time":"2026-11-29T14:00:04.000Z","event":"egress","id":"agent","proto":"connect","via":"proxy","host":"paste.example","port":443,"addr":"10.0.0.9","decision":"allow","reason":"ok","bytes_up":10,"bytes_down":10,"duration_ms":1,"tls_intercepted":true,"standin":"github"}
+{"time":"2026-11-29T14:00:05.000Z","event":"ask","id":"agent","qid":1,"proto":"connect","via":"proxy","host":"new.example","port":443,"answer":"deny","approver_uid":0,"wait_ms":900,"held":1}
+EOF
+  summary
+  check_status 0
+  has_row "dns allowed         1 query for 1 name"
+  has_row "dns denied          1 query for 1 name"
+  has_row "           1  c2VjcmV0.leak.example"
+  has_row "credentials added   1, by credential:"
+  has_row "stand-ins unchanged 1, by credential:"
+  has_row "questions asked     1, by answer:"
+  has_row "           1  deny"
+  [[ $output != *"unknown events"* ]] || fail "$output"
+  summary_json
+  jq_is .lines.unknownEvents 0
+  jq_is .dns.denied.top '[{"name":"c2VjcmV0.leak.example","count":1}]'
+  jq_is .dns.deniedReasons.top '[{"reason":"not-allowlisted","count":1}]'
+  jq_is .credentialsAdded.top '[{"credential":"github","count":1}]'
+  jq_is .standinsUnchanged.top '[{"credential":"github","count":1}]'
+  jq_is .asked.top '[{"answer":"deny","count":1}]'
+}
+
 @test "audit --summary: damaged lines are skipped and counted, never a crash" {
   crafted_trails
   # every way a line can be damaged, between sound lines of one trail

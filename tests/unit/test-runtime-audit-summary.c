@@ -234,6 +234,15 @@ test_record_refuses_damaged_lines (void)
   check_refused ("{\"time\":\"" T1 "\",\"event\":\"egress\",\"decision\":\"maybe\"}", "decision: expected");
   check_refused ("{\"time\":\"" T1 "\",\"event\":\"egress\",\"decision\":\"allow\",\"host\":5}", "host: expected a string");
   check_refused ("{\"time\":\"" T1 "\",\"event\":\"egress\",\"decision\":\"deny\",\"reason\":[]}", "reason: expected a string");
+  check_refused ("{\"time\":\"" T1 "\",\"event\":\"egress\",\"decision\":\"allow\",\"standin\":{}}", "standin: expected a string");
+  /* the sidecar's other lines: dns, inject, ask */
+  check_refused ("{\"time\":\"" T1 "\",\"event\":\"dns\",\"name\":\"a.example\"}", "decision: missing");
+  check_refused ("{\"time\":\"" T1 "\",\"event\":\"dns\",\"decision\":\"nxdomain\"}", "decision: expected");
+  check_refused ("{\"time\":\"" T1 "\",\"event\":\"dns\",\"decision\":\"deny\",\"name\":[\"a\"]}", "name: expected a string");
+  check_refused ("{\"time\":\"" T1 "\",\"event\":\"inject\",\"host\":\"api.github.com\"}", "credential: missing");
+  check_refused ("{\"time\":\"" T1 "\",\"event\":\"inject\",\"credential\":\"gh\",\"host\":1}", "host: expected a string");
+  check_refused ("{\"time\":\"" T1 "\",\"event\":\"ask\",\"host\":\"pypi.org\"}", "answer: missing");
+  check_refused ("{\"time\":\"" T1 "\",\"event\":\"ask\",\"answer\":true}", "answer: expected a string");
   /* create, exec, limit, incident, audit */
   check_refused ("{\"time\":\"" T0 "\",\"event\":\"create\"}", "hardened: missing");
   check_refused ("{\"time\":\"" T0 "\",\"event\":\"create\",\"hardened\":\"yes\"}", "hardened: expected a boolean");
@@ -462,9 +471,9 @@ test_summary_bounds_names (void)
     }
   audit_summary_trail_end (&s);
   audit_summary_finish (&s);
-  CHECK (s.egress_denied.len == AUDIT_SUMMARY_MAX_KEYS);
-  CHECK (s.egress_denied.total == AUDIT_SUMMARY_MAX_KEYS + 1000);
-  CHECK (s.egress_denied.other == 1000);
+  CHECK (s.egress.denied.len == AUDIT_SUMMARY_MAX_KEYS);
+  CHECK (s.egress.denied.total == AUDIT_SUMMARY_MAX_KEYS + 1000);
+  CHECK (s.egress.denied.other == 1000);
   table = audit_summary_table (&s, "/a", 3);
   CHECK_CONTAINS (table, "(65533 more, and names beyond the 65536 held)");
   audit_summary_release (&s);
@@ -587,8 +596,8 @@ test_summary_since (void)
   CHECK (s.runs == 1 && s.exits == 1 && s.no_exit == 1);
   CHECK (tally_get (&s.exit_causes, "lifetime") == 1);
   CHECK (s.limits[AUDIT_LIMIT_LIFETIME].hits == 0);
-  CHECK (tally_get (&s.egress_allowed, "after.example") == 1
-         && tally_get (&s.egress_allowed, "before.example") == 0);
+  CHECK (tally_get (&s.egress.allowed, "after.example") == 1
+         && tally_get (&s.egress.allowed, "before.example") == 0);
   CHECK (s.trails_older == 1);
   audit_summary_release (&s);
 }
@@ -665,6 +674,70 @@ test_summary_protections_and_knobs (void)
   audit_summary_release (&s);
 }
 
+/* The sidecar's lines beyond egress, as runtime/egress/audit.c writes
+ * them: DNS answers and refusals by name, credentials added by name, a
+ * stand-in that went out unchanged, questions asked by answer.  None is an
+ * unknown event. */
+static void
+test_summary_sidecar_events (void)
+{
+  cleanup_free char *table = NULL, *json = NULL;
+  struct audit_summary s;
+
+  audit_summary_init (&s, false, 0);
+  trail (&s, "agent",
+         CREATE_HARDENED (T0)
+         "{\"time\":\"" T1 "\",\"event\":\"dns\",\"id\":\"agent\",\"proto\":\"udp\","
+         "\"name\":\"pypi.org\",\"type\":\"A\",\"decision\":\"allow\",\"reason\":\"ok\","
+         "\"answers\":2,\"ttl\":60}\n"
+         "{\"time\":\"" T1 "\",\"event\":\"dns\",\"id\":\"agent\",\"proto\":\"udp\","
+         "\"name\":\"c2VjcmV0.leak.example\",\"type\":\"TXT\",\"decision\":\"deny\","
+         "\"reason\":\"not-allowlisted\",\"answers\":0,\"ttl\":0}\n"
+         "{\"time\":\"" T1 "\",\"event\":\"dns\",\"id\":\"agent\",\"proto\":\"udp\","
+         "\"name\":null,\"type\":null,\"decision\":\"deny\","
+         "\"reason\":\"malformed-query\",\"answers\":0,\"ttl\":0}\n"
+         "{\"time\":\"" T1 "\",\"event\":\"inject\",\"id\":\"agent\",\"credential\":\"github\","
+         "\"host\":\"api.github.com\",\"port\":443,\"request\":\"GET /user\"}\n"
+         "{\"time\":\"" T1 "\",\"event\":\"inject\",\"id\":\"agent\",\"credential\":\"github\","
+         "\"host\":\"api.github.com\",\"port\":443,\"request\":\"POST /repos\"}\n"
+         "{\"time\":\"" T1 "\",\"event\":\"egress\",\"id\":\"agent\",\"proto\":\"connect\","
+         "\"host\":\"paste.example\",\"port\":443,\"decision\":\"allow\",\"reason\":\"ok\","
+         "\"tls_intercepted\":true,\"standin\":\"github\"}\n"
+         "{\"time\":\"" T1 "\",\"event\":\"ask\",\"id\":\"agent\",\"qid\":1,\"proto\":\"connect\","
+         "\"via\":\"proxy\",\"host\":\"new.example\",\"port\":443,\"answer\":\"deny\","
+         "\"approver_uid\":0,\"wait_ms\":900,\"held\":1}\n"
+         "{\"time\":\"" T1 "\",\"event\":\"ask\",\"id\":\"agent\",\"qid\":2,\"proto\":\"connect\","
+         "\"via\":\"sni\",\"host\":\"x.example\",\"port\":443,\"answer\":\"timeout\","
+         "\"approver_uid\":0,\"wait_ms\":30000,\"held\":1}\n");
+  audit_summary_finish (&s);
+  CHECK (s.other_events == 0 && s.damaged == 0);
+  CHECK (s.dns.allowed.total == 1 && s.dns.denied.total == 2);
+  CHECK (tally_get (&s.dns.denied, "c2VjcmV0.leak.example") == 1
+         && tally_get (&s.dns.denied, "(none)") == 1);
+  CHECK (tally_get (&s.dns.reasons, "malformed-query") == 1);
+  CHECK (tally_get (&s.injected, "github") == 2);
+  CHECK (tally_get (&s.standins, "github") == 1);
+  CHECK (tally_get (&s.egress.allowed, "paste.example") == 1);
+  CHECK (tally_get (&s.asked, "deny") == 1 && tally_get (&s.asked, "timeout") == 1);
+  table = audit_summary_table (&s, "/a", 10);
+  CHECK_CONTAINS (table, "dns allowed         1 query for 1 name\n"
+                         "           1  pypi.org\n"
+                         "dns denied          2 queries for 2 names\n");
+  CHECK_CONTAINS (table, "           1  c2VjcmV0.leak.example\n");
+  CHECK_CONTAINS (table, "credentials added   2, by credential:\n"
+                         "           2  github\n");
+  CHECK_CONTAINS (table, "stand-ins unchanged 1, by credential:\n"
+                         "           1  github\n");
+  CHECK_CONTAINS (table, "questions asked     2, by answer:\n");
+  CHECK (strstr (table, "unknown events") == NULL);
+  json = audit_summary_json (&s, "/a", 10);
+  check_json (json);
+  CHECK_CONTAINS (json, "\"name\": \"c2VjcmV0.leak.example\"");
+  CHECK_CONTAINS (json, "\"credential\": \"github\"");
+  CHECK_CONTAINS (json, "\"answer\": \"timeout\"");
+  audit_summary_release (&s);
+}
+
 static void
 test_durations (void)
 {
@@ -695,6 +768,7 @@ main (void)
   RUN_TEST (test_summary_exits_and_limits);
   RUN_TEST (test_summary_since);
   RUN_TEST (test_summary_protections_and_knobs);
+  RUN_TEST (test_summary_sidecar_events);
   RUN_TEST (test_durations);
   return UNIT_EXIT ();
 }
