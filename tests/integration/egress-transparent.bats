@@ -243,6 +243,38 @@ dns_questions ()
   done
 }
 
+@test "transparent: a privileged bundle (every capability, CAP_NET_ADMIN too) cannot change its routes or rules either" {
+  # what `docker run --privileged` asks for: the capabilities the rules
+  # rely on the agent not having are removed by the hardening
+  careless_bundle
+  privileged_bundle
+  local nft='' script
+  [[ -x /usr/sbin/nft ]] && nft=/host/usr/sbin/nft
+  script="$NOPROXY
+    grep CapEff /proc/self/status
+    ip route del default 2>&1; echo del=\$?
+    ip link set lo down 2>&1; echo down=\$?
+    ip route add 1.2.3.0/24 dev lo 2>&1; echo add=\$?
+    if [ -n '$nft' ]; then $nft flush ruleset 2>&1; echo nft=\$?; fi
+    busybox wget -q -O - http://dns.test/ 2>&1
+    $CURL -sS -m 5 http://1.2.3.11/ 2>&1; echo"
+  run_ct sh -c "$script"
+  check_status 0
+  [[ $output != *=0* && $(grep -c 'Operation not permitted' <<<"$output") -ge 3 ]] || fail "$output"
+  has_line "hello from web"
+  [[ $output != *"hello from other"* ]] || fail "$output"
+  local eff
+  eff=$(awk '/CapEff/ { print $2 }' <<<"$output")
+  (((0x$eff >> 12) & 1)) && fail "CAP_NET_ADMIN kept: $output"
+
+  # the control: a new namespace under runc, the same capabilities
+  # change its routes (not the test's shared outside namespace)
+  requires_control
+  update_config '(.linux.namespaces[] | select(.type == "network")) |= del(.path)'
+  control_run sh -c 'ip route add 1.2.3.0/24 dev lo 2>&1; echo add=$?'
+  has_line add=0
+}
+
 @test "transparent: egress.transparent false keeps the proxy-only shape, recorded" {
   hardening_policy '.egress.transparent = false' || return 1
   run_ct sh -c "$NOPROXY
