@@ -275,6 +275,38 @@ dns_questions ()
   has_line add=0
 }
 
+@test "transparent: a container joining another's agent namespace (a pod's) meets its rules; one asking for none or another allowlist is refused" {
+  requires_curl
+  start_ct
+  # the pod's next container, every capability asked: the first one's
+  # namespace, rules and sidecar, as they are
+  careless_bundle
+  update_config '.linux.namespaces |= map(if .type == "network" then .path = $p else . end)' \
+    --arg p "/proc/$(ct_pid "$CT_ID")/ns/net"
+  set_cmd sh -c "$NOPROXY
+    busybox wget -q -O - http://dns.test/ 2>&1
+    $CURL -sS -m 5 http://1.2.3.11/ 2>&1; echo
+    ip route del default 2>&1; echo del=\$?
+    attack udp 1.2.3.10 443"
+  rt run --bundle "$BUNDLE" "$CT_ID-b"
+  has_line "hello from web"
+  [[ $output != *"hello from other"* && $output != *del=0* ]] || fail "$output"
+  has_line "ATTACK-BLOCKED sendto: Operation not permitted"
+  audit_events create | jq -se 'any(.[]; .directives.network.sharedAgentNamespace
+      and .directives.network.agent == "shared")' >/dev/null || fail "$(audit_events create)"
+
+  # a member asking for no egress at all, or for another allowlist, would
+  # get the first one's proxy: refused
+  add_annotation run.agentrt.egress.allow web.test
+  rt run --bundle "$BUNDLE" "$CT_ID-c"
+  [[ $status -ne 0 && $output == *"differs from"* ]] || fail "status $status: $output"
+  add_annotation run.agentrt.egress none
+  set_cmd sh -c "$NOPROXY; busybox wget -q -O - http://dns.test/ 2>&1"
+  rt run --bundle "$BUNDLE" "$CT_ID-d"
+  [[ $status -ne 0 && $output == *"asks for none"* && $output != *"hello from web"* ]] \
+    || fail "status $status: $output"
+}
+
 @test "transparent: egress.transparent false keeps the proxy-only shape, recorded" {
   hardening_policy '.egress.transparent = false' || return 1
   run_ct sh -c "$NOPROXY
