@@ -94,6 +94,20 @@ dns_questions ()
   has_line "nameless: hello from other"
 }
 
+@test "transparent: a connection to the transparent listener itself has no original destination, and is refused" {
+  # the rules leave loopback alone, so the agent can connect to
+  # 127.0.0.1:15001 itself; its conntrack entry names the listener
+  run_ct sh -c "$NOPROXY
+    for a in 127.0.0.1 ::1; do
+      (printf 'GET / HTTP/1.1\r\nHost: web.test\r\nConnection: close\r\n\r\n'; sleep 1) \
+        | busybox nc -w 2 \$a 15001 2>&1 | grep -c hello | sed \"s/^/\$a /\"
+    done"
+  has_line "127.0.0.1 0"
+  has_line "::1 0"
+  [[ $(egress_events | jq -s 'map(select(.reason == "no-original-destination"
+      and .decision == "deny" and .bytes_up == 0)) | length') -eq 2 ]] || fail "$(egress_events)"
+}
+
 @test "transparent: TCP to name:22 reaches a server that speaks first; the name must be allowed on that port" {
   local script="$NOPROXY
     busybox nslookup dns.test >/dev/null 2>&1
