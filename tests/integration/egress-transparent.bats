@@ -253,20 +253,23 @@ open(sys.argv[2], "wb").write(struct.pack(">H", len(q)) + q)' "$1" "$2"
   # ICMP echo sockets for every group, so that the attacker can ping
   # without CAP_NET_RAW
   update_config '.linux.sysctl["net.ipv4.ping_group_range"] = "0 2147483647"'
+  # 443 as QUIC (HTTP/3) sends it: clients fall back to TCP
   local datagrams script='
     attack udp 1.2.3.10 9999
     attack udp 3ffe:213::10 9999
+    attack udp 1.2.3.10 443
+    attack udp 3ffe:213::10 443
     attack icmp 1.2.3.10'
   datagrams=$(wc -l <"$EGRESS_UDP_LOG")
   SECONDS=0
   run_ct sh -c "$script"
   ((SECONDS < 3)) || fail "took ${SECONDS} s: $output"
-  [[ $(grep -c '^ATTACK-BLOCKED sendto: Operation not permitted' <<<"$output") -eq 3 ]] || fail "$output"
+  [[ $(grep -c '^ATTACK-BLOCKED sendto: Operation not permitted' <<<"$output") -eq 5 ]] || fail "$output"
   [[ $(wc -l <"$EGRESS_UDP_LOG") -eq $datagrams ]] || fail "a datagram arrived: $(cat "$EGRESS_UDP_LOG")"
 
   requires_control
   control_run sh -c "$script"
-  [[ $(grep -c '^ATTACK-OK' <<<"$output") -eq 3 ]] || fail "$output"
+  [[ $(grep -c '^ATTACK-OK' <<<"$output") -eq 5 ]] || fail "$output"
 }
 
 @test "transparent: the agent cannot change its routes or rules; a created container's monitor set them" {
@@ -279,6 +282,9 @@ open(sys.argv[2], "wb").write(struct.pack(">H", len(q)) + q)' "$1" "$2"
   [[ $(grep -c 'Operation not permitted' <<<"$output") -eq 3 && $output != *=0* ]] || fail "$output"
   has_line "route default dev lo scope link  src 127.0.0.1 "
   [[ $(grep -c '^route ' <<<"$output") -eq 1 ]] || fail "$output"
+  # nor a process exec'd with the capability asked for
+  rt exec --cap CAP_NET_ADMIN "$CT_ID" sh -c 'ip route del default 2>&1; echo del=$?'
+  [[ $output == *"Operation not permitted"* && $output != *del=0* ]] || fail "$output"
   rt exec "$CT_ID" sh -c "$NOPROXY; busybox wget -q -O - http://dns.test/"
   has_line "hello from web"
   audit_events create | jq -e '.directives.network | .transparent and .rules == "monitor"' >/dev/null \
