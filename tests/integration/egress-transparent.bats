@@ -5,14 +5,17 @@
 # to its transparent listener and every DNS question to its stub
 # (docs/egress.md, The transparent path).  Against the test's own
 # "internet" (helpers/egress.bash), whose DNS server answers names that no
-# hosts file has: an allowlisted name is reached, nothing else; a server
-# that speaks first on name:22; no question for a name off the list ever
-# reaches a DNS server; SNI or Host naming another name than the stub's
-# answer, and names answered with loopback or private addresses, are
-# refused; UDP and ICMP fail at once; the agent cannot change any of it;
-# egress.transparent=false keeps the proxy-only shape.  Each is shown under
-# the control runtime (runc) as well, where the same bundle sits in the
-# outside namespace and every one of these attempts works.
+# hosts file has: an allowlisted name is reached, nothing else; a
+# connection to the transparent listener itself is refused; a server that
+# speaks first on name:22; no question for a name off the list, over UDP
+# or TCP, ever reaches a DNS server; SNI or Host naming another name than
+# the stub's answer, and names answered with loopback or private
+# addresses, are refused; UDP (QUIC's 443 too) and ICMP fail at once; the
+# agent cannot change any of it, whatever capabilities the bundle or exec
+# asks for; a pod's next container, joining the namespace, meets the same
+# rules; egress.transparent=false keeps the proxy-only shape.  Each attack
+# is shown under the control runtime (runc) as well, where the same bundle
+# sits in the outside namespace and the attempt works.
 
 load helpers
 load helpers/hardening
