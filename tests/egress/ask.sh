@@ -32,6 +32,9 @@ expect "ask: allow-once through SOCKS5" "hello from other" \
   "$(A curl -sS -m 5 -x socks5h://127.0.0.1:1090 http://other.test/ 2>&1)"
 expect "ask: a public IP literal is asked about too" "hello from other" \
   "$(A curl -sS -m 5 -x $P http://1.2.3.11/ 2>&1)"
+expect "ask: a kept-alive client's next request (allowlisted) goes on, on one connection" \
+  "hello from other /1hello from web /0" \
+  "$(A curl -sS -m 5 -x $P http://other.test/k1 http://web.test/k2 -w '/%{num_connects}' 2>&1 | tr '\n' ' ')"
 expect "ask: allow-always: allowed" "hello from other" \
   "$(A curl -sS -m 5 -x $P http://other-dns.test/ 2>&1)"
 expect "ask: allow-always: allowed again" "hello from other" \
@@ -133,10 +136,13 @@ print("egress-always", has(eg, host="other-dns.test", decision="allow", ask="all
 print("egress-busy", has(eg, decision="deny", reason="ask-busy"))
 print("egress-gone", has(eg, host="other.test", decision="deny", reason="ask-unavailable"))
 print("sidecar", has(lines, event="sidecar"))
+# the kept-alive client's allowlisted request was not the approver's doing
+print("keepalive", "yes" if any(l["host"] == "web.test" for l in eg)
+      and not any(l["host"] == "web.test" and "ask" in l for l in eg) else "BAD")
 PY
 )
 for k in ask-keys once connect always deny timeout gone slow egress-once egress-always \
-  egress-busy egress-gone sidecar; do
+  egress-busy egress-gone sidecar keepalive; do
   expect "ask: audit: $k" "$k $([ "$k" = ask-keys ] && echo ok || echo yes)" "$out"
 done
 kill "$ASK_APPROVER"
