@@ -6,9 +6,12 @@
 # 4 questions at once.
 
 ASK_SOCK=$T/approver.sock ASK_LOG=$T/approver.log ASK_AUDIT=$T/ask-audit.log
+echo '1.2.3.11 split.test' >>"$T/hosts"
 python3 "$HERE/approver.py" "$ASK_SOCK" "$ASK_LOG" other.test:80=allow-once \
   other-dns.test:80=allow-always denied.test:80=deny bye.test:80=close \
-  priv-out.test:80=allow-once 1.2.3.11:80=allow-once &
+  priv-out.test:80=allow-once 1.2.3.11:80=allow-once forge.test:80=forge late.test:80=late \
+  twice.test:80=twice split.test:80=split denied.test:443=deny tp-priv.test:80=allow-once \
+  huge.test:80=huge &
 ASK_APPROVER=$!
 PIDS+=("$ASK_APPROVER")
 wait_for test -S "$ASK_SOCK" || { echo "approver did not start"; exit 1; }
@@ -43,6 +46,22 @@ expect "ask: allow-always: one question" "1" "$(asked other-dns.test)"
 expect "ask: allow-always holds for that port only" "X-Agentrt-Denied: ask-timeout" \
   "$(A curl -sS -m 5 -i -x $P http://other-dns.test:8080/ 2>&1)"
 expect "ask: deny" "X-Agentrt-Denied: ask-denied" "$(A curl -sS -m 5 -i -x $P http://denied.test/ 2>&1)"
+# hostile approvers: answers for questions not asked, or no longer in
+# flight, count for nothing; a second answer to one question neither
+expect "ask: answers for question ids not asked: ignored (the timeout denies)" \
+  "X-Agentrt-Denied: ask-timeout" "$(A curl -sS -m 5 -i -x $P http://forge.test/ 2>&1)"
+for i in 1 2; do
+  expect "ask: a settled question's id answered late: ignored ($i)" "X-Agentrt-Denied: ask-timeout" \
+    "$(A curl -sS -m 5 -i -x $P http://late.test/ 2>&1)"
+done
+expect "ask: ... and the next one asked again" "2" "$(asked late.test)"
+for i in 1 2; do
+  expect "ask: answered twice (deny, allow-always): the first counts ($i)" \
+    "X-Agentrt-Denied: ask-denied" "$(A curl -sS -m 5 -i -x $P http://twice.test/ 2>&1)"
+done
+expect "ask: ... and the second is not remembered" "2" "$(asked twice.test)"
+expect "ask: an answer in two writes (the first without its newline)" "hello from other" \
+  "$(A curl -sS -m 5 -x $P http://split.test/ 2>&1)"
 start=$(date +%s%N)
 out=$(A curl -sS -m 10 -i -x $P http://slow.test/ 2>&1)
 ms=$((($(date +%s%N) - start) / 1000000))
