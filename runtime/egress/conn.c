@@ -41,6 +41,10 @@ conn_record_start (struct conn *c)
   c->naddrs = c->next_addr = 0;
   memset (&c->host, 0, sizeof (c->host));
   c->port = 0;
+  /* A kept-alive client's next request is a record of its own: what let
+   * the last one through is not this one's. */
+  c->asked = NULL;
+  c->standin = NULL;
 }
 
 static void

@@ -299,8 +299,11 @@ transparent_resolved (struct conn *c, const struct resolve_result *res)
       return;
     }
   /* The sidecar's own answer, checked: later connections to the address
-   * find the name without a lookup. */
-  for (int fam = 0; fam < 2; fam++)
+   * find the name without a lookup.  Not a name only the approver let
+   * through: the cache names addresses for the allowlist (the stub's
+   * answers), and such a name there would refuse the next connection to
+   * the address unasked, whatever its first bytes say. */
+  for (int fam = 0; fam < 2 && c->asked == NULL; fam++)
     if (res->result[fam] == DNS_OK)
       namecache_put (c->eg->names, c->host.name, fam ? AF_INET6 : AF_INET, DNS_OK, res->addrs,
                      res->n, res->ttl[fam], c->eg->now_ms);

@@ -6,12 +6,19 @@ answers each question by its rules:
   approver.py SOCKET LOG [HOST:PORT=ACTION ...]
 ACTION: allow-once, allow-always, deny (answered at once), wait (never
 answered: the sidecar's timeout decides; the default) or close (the
-approver closes that sidecar's connection: it has gone away)."""
+approver closes that sidecar's connection: it has gone away).  Hostile
+approvers, for the sidecar to withstand: forge (answers allow-always for
+question ids it was not asked, never the one it was), late (answers
+allow-always for the previous question about that destination, never
+the current one), twice (deny, then allow-always, for the same
+question), split (allow-once, sent in two writes, the first without its
+newline) and huge (a line of 3000 bytes without a newline)."""
 import json
 import os
 import selectors
 import socket
 import sys
+import time
 
 
 def main():
@@ -26,6 +33,7 @@ def main():
     sel = selectors.DefaultSelector()
     sel.register(lsock, selectors.EVENT_READ)
     bufs = {}
+    last_qid = {}
     while True:
         for key, _ in sel.select():
             s = key.fileobj
@@ -46,13 +54,33 @@ def main():
                 msg = json.loads(line)
                 if msg["type"] != "question":
                     continue
-                action = rules.get("%s:%d" % (msg["host"], msg["port"]), "wait")
+                dest = "%s:%d" % (msg["host"], msg["port"])
+                action = rules.get(dest, "wait")
+                qid, before = msg["qid"], last_qid.get((s, dest))
+                last_qid[(s, dest)] = qid
                 if action == "close":
                     sel.unregister(s)
                     s.close()
                     break
-                if action != "wait":
-                    s.sendall(json.dumps({"qid": msg["qid"], "answer": action}).encode() + b"\n")
+                if action == "forge":
+                    s.sendall(answer(qid + 1000, "allow-always") + answer(0, "allow-always"))
+                elif action == "late" and before is not None:
+                    s.sendall(answer(before, "allow-always"))
+                elif action == "twice":
+                    s.sendall(answer(qid, "deny") + answer(qid, "allow-always"))
+                elif action == "split":
+                    line = answer(qid, "allow-once")
+                    s.sendall(line[:10])
+                    time.sleep(0.3)
+                    s.sendall(line[10:])
+                elif action == "huge":
+                    s.sendall(b" " * 3000)
+                elif action not in ("wait", "late"):
+                    s.sendall(answer(qid, action))
+
+
+def answer(qid, action):
+    return json.dumps({"qid": qid, "answer": action}).encode() + b"\n"
 
 
 if __name__ == "__main__":

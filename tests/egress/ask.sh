@@ -6,9 +6,12 @@
 # 4 questions at once.
 
 ASK_SOCK=$T/approver.sock ASK_LOG=$T/approver.log ASK_AUDIT=$T/ask-audit.log
+echo '1.2.3.11 split.test' >>"$T/hosts"
 python3 "$HERE/approver.py" "$ASK_SOCK" "$ASK_LOG" other.test:80=allow-once \
   other-dns.test:80=allow-always denied.test:80=deny bye.test:80=close \
-  priv-out.test:80=allow-once 1.2.3.11:80=allow-once &
+  priv-out.test:80=allow-once 1.2.3.11:80=allow-once forge.test:80=forge late.test:80=late \
+  twice.test:80=twice split.test:80=split denied.test:443=deny tp-priv.test:80=allow-once \
+  huge.test:80=huge &
 ASK_APPROVER=$!
 PIDS+=("$ASK_APPROVER")
 wait_for test -S "$ASK_SOCK" || { echo "approver did not start"; exit 1; }
@@ -32,6 +35,9 @@ expect "ask: allow-once through SOCKS5" "hello from other" \
   "$(A curl -sS -m 5 -x socks5h://127.0.0.1:1090 http://other.test/ 2>&1)"
 expect "ask: a public IP literal is asked about too" "hello from other" \
   "$(A curl -sS -m 5 -x $P http://1.2.3.11/ 2>&1)"
+expect "ask: a kept-alive client's next request (allowlisted) goes on, on one connection" \
+  "hello from other /1hello from web /0" \
+  "$(A curl -sS -m 5 -x $P http://other.test/k1 http://web.test/k2 -w '/%{num_connects}' 2>&1 | tr '\n' ' ')"
 expect "ask: allow-always: allowed" "hello from other" \
   "$(A curl -sS -m 5 -x $P http://other-dns.test/ 2>&1)"
 expect "ask: allow-always: allowed again" "hello from other" \
@@ -40,6 +46,22 @@ expect "ask: allow-always: one question" "1" "$(asked other-dns.test)"
 expect "ask: allow-always holds for that port only" "X-Agentrt-Denied: ask-timeout" \
   "$(A curl -sS -m 5 -i -x $P http://other-dns.test:8080/ 2>&1)"
 expect "ask: deny" "X-Agentrt-Denied: ask-denied" "$(A curl -sS -m 5 -i -x $P http://denied.test/ 2>&1)"
+# hostile approvers: answers for questions not asked, or no longer in
+# flight, count for nothing; a second answer to one question neither
+expect "ask: answers for question ids not asked: ignored (the timeout denies)" \
+  "X-Agentrt-Denied: ask-timeout" "$(A curl -sS -m 5 -i -x $P http://forge.test/ 2>&1)"
+for i in 1 2; do
+  expect "ask: a settled question's id answered late: ignored ($i)" "X-Agentrt-Denied: ask-timeout" \
+    "$(A curl -sS -m 5 -i -x $P http://late.test/ 2>&1)"
+done
+expect "ask: ... and the next one asked again" "2" "$(asked late.test)"
+for i in 1 2; do
+  expect "ask: answered twice (deny, allow-always): the first counts ($i)" \
+    "X-Agentrt-Denied: ask-denied" "$(A curl -sS -m 5 -i -x $P http://twice.test/ 2>&1)"
+done
+expect "ask: ... and the second is not remembered" "2" "$(asked twice.test)"
+expect "ask: an answer in two writes (the first without its newline)" "hello from other" \
+  "$(A curl -sS -m 5 -x $P http://split.test/ 2>&1)"
 start=$(date +%s%N)
 out=$(A curl -sS -m 10 -i -x $P http://slow.test/ 2>&1)
 ms=$((($(date +%s%N) - start) / 1000000))
@@ -133,10 +155,90 @@ print("egress-always", has(eg, host="other-dns.test", decision="allow", ask="all
 print("egress-busy", has(eg, decision="deny", reason="ask-busy"))
 print("egress-gone", has(eg, host="other.test", decision="deny", reason="ask-unavailable"))
 print("sidecar", has(lines, event="sidecar"))
+# the kept-alive client's allowlisted request was not the approver's doing
+print("keepalive", "yes" if any(l["host"] == "web.test" for l in eg)
+      and not any(l["host"] == "web.test" and "ask" in l for l in eg) else "BAD")
 PY
 )
 for k in ask-keys once connect always deny timeout gone slow egress-once egress-always \
-  egress-busy egress-gone sidecar; do
+  egress-busy egress-gone sidecar keepalive; do
   expect "ask: audit: $k" "$k $([ "$k" = ask-keys ] && echo ok || echo yes)" "$out"
+done
+# The transparent path asks too: a connection to a public address whose
+# first bytes (Host, SNI) name a destination outside the allowlist, in an
+# agent namespace of its own (AGENT3) set up like AGENT2.  Never one whose
+# original destination is special-purpose; and an allowed name still must
+# resolve to the address the agent connected to.
+AGENT3=egr-agent3-$SUFFIX ASK_AUDIT_T=$T/ask-audit-t.log
+ip netns add "$AGENT3" && NETNS+=("$AGENT3") && ip -n "$AGENT3" link set lo up
+A3 () { ip netns exec "$AGENT3" "$@"; }
+sleep 1000 & ASK_INIT_T=$!
+PIDS+=("$ASK_INIT_T")
+ip netns exec "$OUT" python3 "$HERE/launch.py" --proxy "$PROXY" --listen-netns "$AGENT3" \
+  --watch-pid "$ASK_INIT_T" --audit "$ASK_AUDIT_T" --hosts "$T/hosts" --resolv-conf "$T/resolv.conf" \
+  --id e2e-ask-t --allow web.test --http-port 3128 --socks-port 1080 --transparent-port 15001 \
+  --redirect --approver "$ASK_SOCK" -- --ask-timeout 10 --handshake-timeout 12 2>>"$T/proxy.err" &
+ASK_TP_PID=$!
+PIDS+=("$ASK_TP_PID")
+wait_for grep -q '"type":"hello","id":"e2e-ask-t"' "$ASK_LOG" \
+  || { not_ok "ask: the transparent proxy said hello" "$(cat "$ASK_LOG")"; }
+# client.py turns the escapes into CR LF (a command substitution would
+# drop the head's last newline: a request never complete)
+get () { printf 'GET / HTTP/1.1\\r\\nHost: %s\\r\\n\\r\\n' "$1"; }
+expect "ask: transparent: raw IP, Host asked about and allowed once" "200 OK" \
+  "$(A3 python3 "$HERE/client.py" send 1.2.3.11 80 "$(get other.test)")"
+expect "ask: transparent: the question names the Host" \
+  '"id":"e2e-ask-t","host":"other.test","port":80,"proto":"tcp","via":"host"' "$(cat "$ASK_LOG")"
+# what the approver let through names no address for later connections:
+# the next one is named by its own first bytes again, and asked again
+expect "ask: transparent: allow-once: the next connection asks again (and completes)" "200 OK" \
+  "$(A3 python3 "$HERE/client.py" send 1.2.3.11 80 "$(get other.test)")"
+expect "ask: transparent: ... two questions" "2" \
+  "$(grep -c '"id":"e2e-ask-t","host":"other.test","port":80' "$ASK_LOG")"
+for i in 1 2; do
+  expect "ask: transparent: allow-always: allowed ($i)" "200 OK" \
+    "$(A3 python3 "$HERE/client.py" send 1.2.3.11 80 "$(get other-dns.test)")"
+done
+expect "ask: transparent: allow-always: one question" "1" \
+  "$(grep -c '"id":"e2e-ask-t","host":"other-dns.test","port":80' "$ASK_LOG")"
+expect "ask: transparent: raw IP, SNI asked about and denied: reset" "reset" \
+  "$(A3 python3 "$HERE/client.py" tls 1.2.3.11 443 denied.test)"
+expect "ask: transparent: the question names the SNI" \
+  '"id":"e2e-ask-t","host":"denied.test","port":443,"proto":"tcp","via":"sni"' "$(cat "$ASK_LOG")"
+expect "ask: transparent: allowed, but the name is not the address's: reset" "reset" \
+  "$(A3 python3 "$HERE/client.py" send 1.2.3.10 80 "$(get other.test)")"
+expect "ask: transparent: a private original destination: reset" "reset" \
+  "$(A3 python3 "$HERE/client.py" send 10.9.2.10 80 "$(get tp-priv.test)")"
+expect "ask: transparent: ... without a question" "0" "$(asked tp-priv.test)"
+# the approver sends a line over 2 KiB: asking ends, the held connection
+# is reset at once (well before the 10 s timeout: a python client takes
+# up to 2 s to start on a loaded machine)
+start=$(date +%s%N)
+out=$(A3 python3 "$HERE/client.py" send 1.2.3.11 80 "$(get huge.test)")
+ms=$((($(date +%s%N) - start) / 1000000))
+expect "ask: transparent: a line too long from the approver: reset" "reset" "$out"
+if [ "$ms" -lt 5000 ]; then ok "ask: ... at once ($ms ms)"; else not_ok "ask: ... at once" "$ms ms"; fi
+kill "$ASK_INIT_T"
+wait "$ASK_TP_PID"
+expect "ask: transparent: the proxy exits 0 with its init" "rc 0" "rc $?"
+out=$(python3 - "$ASK_AUDIT_T" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+def has(**want):
+    return "yes" if any(all(l.get(k) == v for k, v in want.items()) for l in lines) else "MISSING"
+print("once", has(event="ask", host="other.test", via="host", proto="tcp", answer="allow-once"))
+print("deny", has(event="ask", host="denied.test", port=443, via="sni", answer="deny"))
+print("gone", has(event="ask", host="huge.test", answer="approver-gone"))
+print("egress-once", has(event="egress", host="other.test", addr="1.2.3.11", decision="allow",
+                         ask="allow-once"))
+print("egress-elsewhere", has(event="egress", host="other.test", addr="1.2.3.10", decision="deny"))
+print("egress-priv", has(event="egress", host="tp-priv.test", decision="deny",
+                         reason="not-allowlisted"))
+print("sidecar", "yes" if any(l["event"] == "sidecar" and "longer than 2048" in l.get("detail", "")
+                              for l in lines) else "MISSING")
+PY
+)
+for k in once deny gone egress-once egress-elsewhere egress-priv sidecar; do
+  expect "ask: transparent audit: $k" "$k yes" "$out"
 done
 kill "$ASK_APPROVER"

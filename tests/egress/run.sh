@@ -843,6 +843,12 @@ if command -v openssl >/dev/null && command -v git >/dev/null; then
   expect "credential: the stand-in to a host without it arrives as the stand-in" \
     "got: Bearer $STANDIN" \
     "$(A curl -sS -m 5 -x $P5 -H "Authorization: Bearer $STANDIN" http://web.test/api 2>&1)"
+  # the next request on that kept-alive connection (refused: other.test
+  # is not allowlisted here) is recorded without the last one's stand-in
+  expect "credential: a stand-in, then a request without one, on one connection" "/1 /0" \
+    "$(A curl -sS -m 5 -o /dev/null -w '/%{num_connects} ' -x $P5 -H "Authorization: Bearer $STANDIN" \
+       http://web.test/api --next -sS -m 5 -o /dev/null -w '/%{num_connects}' -x $P5 \
+       http://other.test/ 2>&1)"
   expect "credential: an upstream whose certificate is not trusted is refused" "curl: (" \
     "$(A curl -sS -m 5 -x $P5 --cacert "$C/ca-cert.pem" -H "Authorization: Bearer $STANDIN" \
        https://bad.test/api 2>&1)"
@@ -860,7 +866,7 @@ import json, sys
 for l in map(json.loads, open(sys.argv[1])):
     if l["event"] == "inject":
         print("inject", l["credential"], l["host"], l["request"])
-    elif l.get("host") in ("bad.test", "web.test"):
+    elif l.get("host") in ("bad.test", "web.test", "other.test"):
         print("egress", l["host"], l["decision"], l["reason"], l.get("standin", "-"))
 PY
 )
@@ -870,6 +876,8 @@ PY
     "${out//$'\n'/|}|"
   expect "credential: the stand-in sent elsewhere is recorded" "egress web.test allow ok GH" \
     "$out"
+  expect "credential: ... the next request's record has no stand-in" \
+    "egress other.test deny not-allowlisted -" "$out"
   expect "credential: the untrusted upstream is recorded" \
     "egress bad.test deny upstream-certificate-untrusted" "$out"
   expect "credential: the value is in no audit line" "0" \
