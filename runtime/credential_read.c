@@ -42,7 +42,7 @@ credential_read_value (const struct credential_decl *d, char **value, size_t *le
     {
       cleanup_close int fd = open (d->source + 5, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
       struct stat st;
-      ssize_t r;
+      ssize_t r = 0;
 
       if (fd < 0 || fstat (fd, &st) < 0)
         {
@@ -59,6 +59,14 @@ credential_read_value (const struct credential_decl *d, char **value, size_t *le
              && ((r = read (fd, buf + n, CREDENTIAL_VALUE_MAX + 3 - n)) > 0
                  || (r < 0 && errno == EINTR)))
         n += r > 0 ? (size_t) r : 0;
+      /* a read that failed midway would leave a short value */
+      if (n < CREDENTIAL_VALUE_MAX + 3 && r < 0)
+        {
+          int saved = errno;
+          explicit_bzero (buf, n);
+          free (buf);
+          return agentrt_error (err, saved, "credential %s: %s: read", d->name, d->source);
+        }
     }
   if (n && buf[n - 1] == '\n')
     n--;
