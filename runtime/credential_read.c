@@ -176,6 +176,25 @@ add_credential (const struct credential_decl *decl, const struct harden_credenti
                                  INJECT_WIRE_MAX);
 }
 
+/* The values read from the runtime's environment leave it: the monitor
+ * forked next would keep them in its /proc/PID/environ (the original
+ * strings, which getenv points at) for the container's life. */
+static void
+forget_env_sources (const struct agent_policy *policy, const struct harden_directives *dir)
+{
+  for (size_t i = 0; i < dir->n_credentials; i++)
+    {
+      const struct credential_decl *decl = declared (policy, dir->credentials[i].name);
+      char *v = strncmp (decl->source, "env:", 4) == 0 ? getenv (decl->source + 4) : NULL;
+
+      if (v)
+        {
+          explicit_bzero (v, strlen (v));
+          unsetenv (decl->source + 4);
+        }
+    }
+}
+
 int
 credential_message (const struct agent_policy *policy, const struct harden_directives *dir,
                     const char *id, char **msg, size_t *len, char **ca_cert,
@@ -217,6 +236,7 @@ credential_message (const struct agent_policy *policy, const struct harden_direc
                         len, err);
   if (r == 0)
     *ca_cert = xstrdup (cert);
+  forget_env_sources (policy, dir);
   explicit_bzero (ca, ca_len);
   free (ca);
   if (r < 0 && *msg)
