@@ -4,7 +4,8 @@
 # "internet" (helpers/egress.bash) plus an HTTPS API (api.test:8443) whose
 # certificate a test CA signs (the policy's credentials.trustStore): the
 # agent's variable holds a stand-in, its request with the stand-in reaches
-# the API with the real value; the value is in no variable, no /proc/*/
+# the API with the real value, through the proxy and through the
+# transparent path (a client that ignores the proxy variables); the value is in no variable, no /proc/*/
 # environ, no readable file of the container and no process memory (what a
 # core dump would hold), nor the monitor's memory once it handed the value
 # over, read from the host while the agent runs; under
@@ -140,6 +141,18 @@ ct_pids ()
   grep -q '"event":"inject".*"credential":"GH".*"host":"api.test".*"request":"GET /api"' \
     "$AUDIT_DIR"/*.jsonl || fail "no inject line: $(cat "$AUDIT_DIR"/*.jsonl)"
   ! grep -q -- "$CRED_TOKEN" "$AUDIT_DIR"/*.jsonl || fail "the value is in the audit trail"
+}
+
+@test "credentials: on the transparent path too (a client that ignores the proxy variables)" {
+  add_annotation run.agentrt.credentials GH
+  run_ct sh -c "unset HTTP_PROXY HTTPS_PROXY ALL_PROXY http_proxy https_proxy all_proxy
+    $CURL -sS --noproxy '*' -H \"Authorization: Bearer \$GH\" https://api.test:8443/api"
+  [[ $status -eq 0 ]] || fail "status $status: $output"$'\n'"$(cat "$AUDIT_DIR"/*.jsonl)"
+  has_line "real token received"
+  grep -q '"event":"inject".*"credential":"GH".*"host":"api.test".*"request":"GET /api"' \
+    "$AUDIT_DIR"/*.jsonl || fail "no inject line: $(cat "$AUDIT_DIR"/*.jsonl)"
+  grep -Eq '"event":"egress".*"via":"(sni|dns)".*"host":"api.test".*"tls_intercepted":true' "$AUDIT_DIR"/*.jsonl \
+    || fail "not by the transparent path: $(cat "$AUDIT_DIR"/*.jsonl)"
 }
 
 @test "credentials: the value is in no variable, /proc/*/environ, file or memory of the container; under runc it is" {
