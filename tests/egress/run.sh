@@ -854,6 +854,21 @@ if command -v openssl >/dev/null && command -v git >/dev/null; then
   expect "credential: git without the stand-in is refused by the server" "Authentication failed" \
     "$(A env https_proxy=$P5 GIT_SSL_CAINFO="$C/ca-cert.pem" GIT_TERMINAL_PROMPT=0 \
        git clone -q "https://x-access-token:wrong@git.test/r.git" "$C/clone2" 2>&1)"
+  # The container's CA vouches for its hosts only: a leaf it signs for
+  # another name, or for an address (name constraints bind only names of
+  # their own type), fails to verify.
+  verdict=
+  for leaf in api:DNS:api.test evil:DNS:evil.test ip:IP:1.2.3.12 ip6:IP:3ffe:db8::12; do
+    n=${leaf%%:*}
+    openssl req "${newkey[@]}" -subj "/O=$n" -keyout "$C/$n-leaf.key" -out "$C/$n-leaf.csr" 2>/dev/null
+    printf 'subjectAltName=%s\n' "${leaf#*:}" >"$C/$n-leaf.ext"
+    openssl x509 -req -in "$C/$n-leaf.csr" -CA "$C/ca-cert.pem" -CAkey "$C/ca.pem" -set_serial 7 \
+      -days 1 -extfile "$C/$n-leaf.ext" -out "$C/$n-leaf.pem" 2>/dev/null
+    verdict+="$n:$(openssl verify -CAfile "$C/ca-cert.pem" "$C/$n-leaf.pem" >/dev/null 2>&1 \
+      && echo ok || echo refused) "
+  done
+  expect "credential: the container's CA signs for its hosts, no other name, no address" \
+    "api:ok evil:refused ip:refused ip6:refused " "$verdict"
   sleep 0.3
   out=$(python3 - "$T/cred.log" <<'PY'
 import json, sys
