@@ -890,6 +890,42 @@ PY
   expect "credential: the value is in no audit line" "0" \
     "$(cat "$T"/*.log | grep -c -- "$TOKEN")"
   stop_side_proxy "credentials"
+
+  # Not dumpable, whatever uid it starts as: here the rootless shape, a
+  # proxy started as 65534 with no change of ids of its own, which the
+  # kernel would leave dumpable.  /proc/PID/mem is then root's (the
+  # kernel's sign of a process that is not dumpable; /proc/PID itself keeps
+  # the process's uid), and a crash leaves no core
+  # holding the value: core_pattern permitting, a real one, in a directory
+  # the proxy may write (without Landlock, which would keep a core file
+  # away but not a core_pattern pipe such as systemd-coredump).
+  if setpriv --reuid 65534 --regid 65534 --clear-groups test -x "$PROXY"; then
+    mkdir -m 1777 "$T/core"
+    ALLOW_NOW=api.test PROXY_AUDIT=$T/core/audit.log \
+      start_side_proxy e2e-core 3136 1088 --ca "$C/ca.pem" --as-uid 65534 --cwd "$T/core" \
+      --credential "GH:Authorization:$STANDIN:$C/token:api.test" \
+      -- --trust-store /etc/ssl/certs/ca-certificates.crt --no-landlock
+    wait_for grep -q '^Seccomp:.2' "/proc/$PROXY_PID/status"
+    expect "credentials, started as its uid: runs as 65534" "65534 65534" \
+      "$(awk '/^Uid:/{print $2, $3}' "/proc/$PROXY_PID/status")"
+    expect "credentials, started as its uid: not dumpable (/proc/PID/mem is root's)" "owner 0" \
+      "owner $(stat -c %u "/proc/$PROXY_PID/mem")"
+    pattern=$(cat /proc/sys/kernel/core_pattern)
+    if [[ $pattern == core* ]] && prlimit --core=unlimited --pid "$PROXY_PID"; then
+      kill -SEGV "$PROXY_PID"
+      wait "$PROXY_PID" || true
+      expect "credentials: a crash leaves no core dump" "cores: |" \
+        "cores: $(cd "$T/core" && ls core* 2>/dev/null)|"
+      expect "credentials: the value is in no core" "0" \
+        "$(cat "$T"/core/core* 2>/dev/null | grep -ac -- "$TOKEN")"
+    else
+      echo "# skip: core_pattern \`$pattern\` (or prlimit): no core file to look for"
+    fi
+    kill "$SIDE_INIT" "$PROXY_PID" 2>/dev/null
+    wait "$PROXY_PID" 2>/dev/null || true
+  else
+    echo "# skip: uid 65534 cannot run $PROXY (not dumpable, started as its uid)"
+  fi
 else
   echo "# skip: injected credentials need openssl and git"
 fi
