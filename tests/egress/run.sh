@@ -854,6 +854,30 @@ if command -v openssl >/dev/null && command -v git >/dev/null; then
   expect "credential: git without the stand-in is refused by the server" "Authentication failed" \
     "$(A env https_proxy=$P5 GIT_SSL_CAINFO="$C/ca-cert.pem" GIT_TERMINAL_PROMPT=0 \
        git clone -q "https://x-access-token:wrong@git.test/r.git" "$C/clone2" 2>&1)"
+  # Inside the tunnel nothing reaches another host: a Host naming another
+  # (fronting), a second request on the same connection naming another
+  # (keep-alive), requests smuggled past the proxy's framing, a TLS name
+  # (SNI) that is not the tunnel's.  The control: two requests to the
+  # tunnel's own host on one connection both get the value.
+  mitm () { # SNI REQUEST: what came back, one line of it per |
+    A python3 "$HERE/client.py" mitm 3134 api.test "$C/ca-cert.pem" "$1" "$2" 2>&1 \
+      | tr -d '\r' | grep -E '^(HTTP/|real token|got:|closed|tls-refused)' | tr '\n' '|'
+  }
+  get="GET /api HTTP/1.1\r\nAuthorization: Bearer $STANDIN\r\n"
+  expect "credential: control: two requests on one connection both get the value" \
+    "HTTP/1.1 200 OK|real token received|HTTP/1.1 200 OK|real token received|closed|" \
+    "$(mitm api.test "${get}Host: api.test\r\n\r\n${get}Host: api.test\r\nConnection: close\r\n\r\n")"
+  expect "credential: a Host naming another host inside the tunnel is refused" "^closed|" \
+    "^$(mitm api.test "${get}Host: web.test\r\nConnection: close\r\n\r\n")"
+  # (the connection ends at the refusal: the first answer may be lost too)
+  out=$(mitm api.test "${get}Host: api.test\r\n\r\n${get}Host: web.test\r\nConnection: close\r\n\r\n")
+  expect "credential: a second request naming another host on the same connection is refused" \
+    "no second answer" "$([[ $out != *"received|HTTP/"* && $out == *"closed|" ]] \
+      && echo "no second answer" || echo "$out")"
+  expect "credential: Content-Length with Transfer-Encoding inside the tunnel is refused" "^closed|" \
+    "^$(mitm api.test "POST /echo HTTP/1.1\r\nHost: api.test\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${get}Host: web.test\r\nConnection: close\r\n\r\n")"
+  expect "credential: a TLS name other than the tunnel's is refused" "^tls-refused|" \
+    "^$(mitm web.test "${get}Host: api.test\r\nConnection: close\r\n\r\n")"
   # The container's CA vouches for its hosts only: a leaf it signs for
   # another name, or for an address (name constraints bind only names of
   # their own type), fails to verify.
@@ -870,6 +894,9 @@ if command -v openssl >/dev/null && command -v git >/dev/null; then
   expect "credential: the container's CA signs for its hosts, no other name, no address" \
     "api:ok evil:refused ip:refused ip6:refused " "$verdict"
   sleep 0.3
+  expect "credential: the refusals inside the tunnel are recorded" "2 1 1" \
+    "$(for r in host-mismatch content-length-with-transfer-encoding agent-tls-handshake-failed; do
+         grep -c "\"reason\":\"$r\"" "$T/cred.log"; done | tr '\n' ' ')"
   out=$(python3 - "$T/cred.log" <<'PY'
 import json, sys
 for l in map(json.loads, open(sys.argv[1])):
