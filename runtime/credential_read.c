@@ -42,7 +42,7 @@ credential_read_value (const struct credential_decl *d, char **value, size_t *le
     {
       cleanup_close int fd = open (d->source + 5, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
       struct stat st;
-      ssize_t r;
+      ssize_t r = 0;
 
       if (fd < 0 || fstat (fd, &st) < 0)
         {
@@ -59,6 +59,14 @@ credential_read_value (const struct credential_decl *d, char **value, size_t *le
              && ((r = read (fd, buf + n, CREDENTIAL_VALUE_MAX + 3 - n)) > 0
                  || (r < 0 && errno == EINTR)))
         n += r > 0 ? (size_t) r : 0;
+      /* a read that failed midway would leave a short value */
+      if (n < CREDENTIAL_VALUE_MAX + 3 && r < 0)
+        {
+          int saved = errno;
+          explicit_bzero (buf, n);
+          free (buf);
+          return agentrt_error (err, saved, "credential %s: %s: read", d->name, d->source);
+        }
     }
   if (n && buf[n - 1] == '\n')
     n--;
@@ -168,6 +176,25 @@ add_credential (const struct credential_decl *decl, const struct harden_credenti
                                  INJECT_WIRE_MAX);
 }
 
+/* The values read from the runtime's environment leave it: the monitor
+ * forked next would keep them in its /proc/PID/environ (the original
+ * strings, which getenv points at) for the container's life. */
+static void
+forget_env_sources (const struct agent_policy *policy, const struct harden_directives *dir)
+{
+  for (size_t i = 0; i < dir->n_credentials; i++)
+    {
+      const struct credential_decl *decl = declared (policy, dir->credentials[i].name);
+      char *v = strncmp (decl->source, "env:", 4) == 0 ? getenv (decl->source + 4) : NULL;
+
+      if (v)
+        {
+          explicit_bzero (v, strlen (v));
+          unsetenv (decl->source + 4);
+        }
+    }
+}
+
 int
 credential_message (const struct agent_policy *policy, const struct harden_directives *dir,
                     const char *id, char **msg, size_t *len, char **ca_cert,
@@ -209,6 +236,7 @@ credential_message (const struct agent_policy *policy, const struct harden_direc
                         len, err);
   if (r == 0)
     *ca_cert = xstrdup (cert);
+  forget_env_sources (policy, dir);
   explicit_bzero (ca, ca_len);
   free (ca);
   if (r < 0 && *msg)

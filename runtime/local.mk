@@ -105,7 +105,7 @@ runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
 	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
 	tests/unit/test-runtime-audit tests/unit/test-runtime-hint \
 	tests/unit/test-runtime-audit-summary tests/unit/test-runtime-idmap \
-	tests/unit/test-runtime-idrange
+	tests/unit/test-runtime-idrange tests/unit/test-runtime-credential-read
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -127,3 +127,5 @@ tests_unit_test_runtime_idmap_SOURCES = tests/unit/test-runtime-idmap.c
 tests_unit_test_runtime_idmap_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_idrange_SOURCES = tests/unit/test-runtime-idrange.c
 tests_unit_test_runtime_idrange_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_credential_read_SOURCES = tests/unit/test-runtime-credential-read.c
+tests_unit_test_runtime_credential_read_LDADD = $(RUNTIME_TEST_LIBS)

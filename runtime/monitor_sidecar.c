@@ -207,7 +207,7 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
       argv[n++] = (char *) "--credentials-fd";
       argv[n++] = num[5];
       argv[n++] = (char *) "--trust-store";
-      argv[n++] = (char *) (e->trust_store ? e->trust_store : "/etc/ssl/certs/ca-certificates.crt");
+      argv[n++] = (char *) e->trust_store; /* the policy always has one */
     }
   argv[n] = NULL;
   sigemptyset (&none);
@@ -218,14 +218,6 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
   sidecar_fail (report, "execve");
 }
 
-/* Starts the sidecar, not waiting for its exec (create does not pay for
- * it).  What must hold before its fork is checked here: only the fds
- * meant for it may reach it, so every fd of the caller's is made
- * close-on-exec first, and a failure of that is one of the start.  What
- * fails in the child after the fork (or in the sidecar's own setup) makes
- * it exit: the monitor records its death (with the step, from the start
- * report, *report), and the agent then has no egress: nothing replaces
- * it. */
 /* The credentials' message in a pipe, whole (it is at most
  * INJECT_WIRE_MAX: the pipe is made large enough or the start fails),
  * then wiped from the monitor's memory: the sidecar alone keeps it.
@@ -258,6 +250,14 @@ credentials_pipe (const struct monitor_egress *e, struct child_error *cerr)
   return p[0];
 }
 
+/* Starts the sidecar, not waiting for its exec (create does not pay for
+ * it).  What must hold before its fork is checked here: only the fds
+ * meant for it may reach it, so every fd of the caller's is made
+ * close-on-exec first, and a failure of that is one of the start.  What
+ * fails in the child after the fork (or in the sidecar's own setup) makes
+ * it exit: the monitor records its death (with the step, from the start
+ * report, *report), and the agent then has no egress: nothing replaces
+ * it. */
 static pid_t
 sidecar_start (const struct monitor_request *req, const struct egress_fds *f,
                int pidfd, int approver, int *report, struct child_error *cerr)

@@ -652,6 +652,12 @@ main (int argc, char **argv)
   parse_args (argc, argv, &eg.opt);
   if (eg.opt.self_test)
     return selftest_run (&eg.opt);
+  /* before any secret is read or made (lockdown.h) */
+  if (lockdown_undumpable (&err) < 0)
+    {
+      fprintf (stderr, "agentrt-egress: %s\n", err->msg);
+      return 1;
+    }
   if (eg.opt.make_ca)
     {
       if (tls_make_ca (eg.opt.id, eg.opt.make_ca, eg.opt.ca_days, STDOUT_FILENO, &err) == 0)

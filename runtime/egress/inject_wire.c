@@ -18,7 +18,10 @@ inject_wire_put (char **buf, size_t *len, const char *tag, const char *data, siz
 
   if (h < 0 || (size_t) h >= sizeof head || *len + (size_t) h + n + 1 > INJECT_WIRE_MAX)
     return false;
-  *buf = xrealloc (*buf, *len + (size_t) h + n + 1);
+  /* the whole room at once: a buffer that grew would leave copies of the
+   * values before it in freed memory, where no wipe reaches them */
+  if (*buf == NULL)
+    *buf = xmalloc (INJECT_WIRE_MAX);
   memcpy (*buf + *len, head, (size_t) h);
   memcpy (*buf + *len + h, data, n);
   (*buf)[*len + (size_t) h + n] = '\n';

@@ -36,8 +36,10 @@ struct inject_set
   size_t n;
 };
 
-/* Appends one record to *buf (*len, malloc'd); false when the message
- * would exceed INJECT_WIRE_MAX. */
+/* Appends one record to *buf (*len); false when the message would
+ * exceed INJECT_WIRE_MAX.  *buf starts NULL: the first record mallocs
+ * INJECT_WIRE_MAX bytes, which never move (the values are written once,
+ * wiped once). */
 bool inject_wire_put (char **buf, size_t *len, const char *tag, const char *data,
                       size_t n);
 

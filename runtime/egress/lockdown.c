@@ -1,10 +1,10 @@
 /* Locking agentrt-egress down once it holds every fd it needs: an
  * unprivileged uid/gid with no supplementary groups and no capabilities,
- * no_new_privs, a Landlock domain with no filesystem access at all, no
- * TCP bind, no abstract unix sockets and no signals outside itself, and a
- * seccomp allowlist whose default is to kill the process.  Each layer
- * that cannot be applied is an error naming it (fail closed); only
- * Landlock may be skipped, and only with --no-landlock. */
+ * not dumpable, no_new_privs, a Landlock domain with no filesystem access
+ * at all, no TCP bind, no abstract unix sockets and no signals outside
+ * itself, and a seccomp allowlist whose default is to kill the process.
+ * Each layer that cannot be applied is an error naming it (fail closed);
+ * only Landlock may be skipped, and only with --no-landlock. */
 #include "config.h"
 
 #include <errno.h>
@@ -156,6 +156,14 @@ sanitizer_prepare (void)
 #endif
 
 int
+lockdown_undumpable (agentrt_error_t *err)
+{
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    return agentrt_error (err, errno, "prctl PR_SET_DUMPABLE (no core dump)");
+  return 0;
+}
+
+int
 lockdown_privileges (uid_t uid, gid_t gid, agentrt_error_t *err)
 {
   struct rlimit rl;
@@ -171,7 +179,7 @@ lockdown_privileges (uid_t uid, gid_t gid, agentrt_error_t *err)
       if (FAULT_CALL ("egress:setrlimit", setrlimit (RLIMIT_NOFILE, &rl)) < 0)
         return agentrt_error (err, errno, "setrlimit RLIMIT_NOFILE");
     }
-  if (drop_privileges (uid, gid, err) < 0)
+  if (drop_privileges (uid, gid, err) < 0 || lockdown_undumpable (err) < 0)
     return -1;
   if (FAULT_CALL ("egress:no-new-privs", prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) < 0)
     return agentrt_error (err, errno, "prctl PR_SET_NO_NEW_PRIVS");

@@ -8,9 +8,16 @@
 
 #include "common/error.h"
 
+/* Not dumpable: no core dump, and no ptrace or /proc/PID/mem for the
+ * processes of its uid (the sidecar holds injected credentials, and
+ * --make-ca a CA's key).  First thing at startup; lockdown_privileges
+ * does it again, since a change of ids resets the flag to the host's
+ * fs.suid_dumpable. */
+int lockdown_undumpable (agentrt_error_t *err);
+
 /* Raises RLIMIT_NOFILE to its hard limit, switches to uid/gid (from root;
  * otherwise they must be the current ids; 0 is refused) with no groups and
- * no capabilities, and sets no_new_privs. */
+ * no capabilities, not dumpable, and sets no_new_privs. */
 int lockdown_privileges (uid_t uid, gid_t gid, agentrt_error_t *err);
 
 /* No filesystem access, no TCP bind (ABI >= 4), no abstract unix socket

@@ -101,7 +101,9 @@ tls_make_ca (const char *id, const char *hosts, unsigned days, int fd, agentrt_e
   long n;
   int r = -1;
 
-  /* permitted;DNS:a,permitted;DNS:b */
+  /* permitted;DNS:a,permitted;DNS:b, and no address at all: a name
+   * constraint binds only names of its own type, so without the
+   * exclusions the CA could vouch for any IP address */
   for (const char *p = hosts; *p;)
     {
       size_t l = strcspn (p, ",");
@@ -109,6 +111,12 @@ tls_make_ca (const char *id, const char *hosts, unsigned days, int fd, agentrt_e
       nclen += (size_t) snprintf (nc + nclen, l + 32, "%spermitted;DNS:%.*s",
                                   nclen ? "," : "critical,", (int) l, p);
       p += l + (p[l] == ',');
+    }
+  if (nc)
+    {
+      static const char no_ip[] = ",excluded;IP:0.0.0.0/0.0.0.0,excluded;IP:::/::";
+      nc = xrealloc (nc, nclen + sizeof no_ip);
+      memcpy (nc + nclen, no_ip, sizeof no_ip);
     }
   if (key == NULL || nc == NULL || (x = new_cert (key, cn, NULL, key, days)) == NULL
       || add_ext (x, x, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") < 0

@@ -16,8 +16,8 @@ struct tls_state;
 typedef struct ssl_st SSL;
 
 /* Makes a CA for one container: an EC P-256 key and a certificate valid
- * `days`, limited by name constraints to hosts (a comma list); writes the
- * key then the certificate (PEM) to fd. */
+ * `days`, limited by name constraints to hosts (a comma list) and to no
+ * IP address; writes the key then the certificate (PEM) to fd. */
 int tls_make_ca (const char *id, const char *hosts, unsigned days, int fd,
                  agentrt_error_t *err);
 

@@ -41,6 +41,16 @@ stub whatever the address) and connect straight to the address:
                                   server's first line, "reset" or "closed"
   client.py wait ADDR PORT        connects and sends nothing: prints how
                                   long until the connection was closed
+An intercepted connection (injected credentials), through the proxy:
+  client.py mitm PORT HOST CAFILE SNI REQUEST
+                                  CONNECTs to HOST:443, speaks TLS naming
+                                  SNI (the chain checked against CAFILE,
+                                  the name not: SNI may differ), sends
+                                  REQUEST (escapes allowed: two requests
+                                  for keep-alive) and prints what comes
+                                  back until the proxy closes, then
+                                  "closed"; "tls-refused" when the
+                                  handshake fails
 """
 import random
 import socket
@@ -54,7 +64,7 @@ def connect(port):
     return s
 
 
-def read_all(s):
+def read_all(s, ends=socket.timeout):
     data = b""
     try:
         while True:
@@ -62,9 +72,23 @@ def read_all(s):
             if not b:
                 break
             data += b
-    except socket.timeout:
+    except ends:
         pass
     return data
+
+
+def tunnel_open(port, target):
+    """A CONNECT to target (bytes, HOST:PORT) through the proxy: the
+    socket once the proxy's answer is read, None when it closed first."""
+    s = connect(port)
+    s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target))
+    head = b""
+    while b"\r\n\r\n" not in head:
+        b = s.recv(1)
+        if not b:
+            return None
+        head += b
+    return s
 
 
 def raw(port, request):
@@ -125,15 +149,10 @@ def idle(port, first=b"GET "):
 
 
 def tunnel(port, ready):
-    s = connect(port)
-    s.sendall(b"CONNECT web.test:22 HTTP/1.1\r\nHost: web.test:22\r\n\r\n")
-    head = b""
-    while b"\r\n\r\n" not in head:
-        b = s.recv(1)
-        if not b:
-            print("refused")
-            return
-        head += b
+    s = tunnel_open(port, b"web.test:22")
+    if s is None:
+        print("refused")
+        return
     s.sendall(b"ping")
     got = b""  # after the banner line web.test:22 speaks first
     while not got.endswith(b"ping"):
@@ -337,6 +356,27 @@ def tls(addr, port, sni):
     print(outcome(s, hello))
 
 
+def mitm(port, host, cafile, sni, request):
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.load_verify_locations(cafile)
+    s = tunnel_open(port, b"%s:443" % host.encode())
+    if s is None:
+        print("closed before the tunnel")
+        return
+    try:
+        t = ctx.wrap_socket(s, server_hostname=sni)
+    except (ssl.SSLError, OSError):
+        print("tls-refused")
+        return
+    t.sendall(request.encode("latin-1").decode("unicode_escape").encode("latin-1"))
+    t.settimeout(5)
+    # a timeout, or an end without close_notify
+    sys.stdout.write(read_all(t, OSError).decode("latin-1"))
+    print("closed")
+
+
 def banner(addr, port):
     s = socket.create_connection((addr, port), timeout=5)
     print(outcome(s, b""))
@@ -379,7 +419,9 @@ def main():
             wait(args[0], int(args[1]))
         return
     port = int(sys.argv[2])
-    if mode == "raw":
+    if mode == "mitm":
+        mitm(port, *sys.argv[3:7])
+    elif mode == "raw":
         raw(port, sys.argv[3])
     elif mode == "socks":
         socks(port, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6]))

@@ -22,7 +22,11 @@ With --ca FILE (what `agentrt-egress --make-ca` wrote: key, then
 certificate) and one or more --credential NAME:HEADER:STANDIN:VALUE_FILE:
 HOST[,HOST...] it hands the proxy the runtime's credential message
 (runtime/egress/inject_wire.h) through a pipe, --credentials-fd, as the
-runtime's monitor does."""
+runtime's monitor does.
+
+With --as-uid N it switches to uid and gid N (no groups) just before the
+exec, in --cwd DIR: the proxy then starts as the user it will run as, with
+no change of ids of its own, as a rootless runtime starts it."""
 import subprocess
 import argparse
 import ctypes
@@ -131,6 +135,8 @@ def main():
     p.add_argument("--ca")
     p.add_argument("--credential", action="append", default=[])
     p.add_argument("--approver")
+    p.add_argument("--as-uid", type=int)
+    p.add_argument("--cwd")
     args, extra = p.parse_known_args()
 
     tcp, udp = socket.SOCK_STREAM, socket.SOCK_DGRAM
@@ -169,6 +175,12 @@ def main():
     stray = os.open(os.path.dirname(args.audit) or ".", os.O_RDONLY | os.O_DIRECTORY)
     os.set_inheritable(stray, True)
     sys.stdout.flush()
+    if args.cwd:
+        os.chdir(args.cwd)
+    if args.as_uid is not None:
+        os.setgroups([])
+        os.setresgid(args.as_uid, args.as_uid, args.as_uid)
+        os.setresuid(args.as_uid, args.as_uid, args.as_uid)
     os.execv(args.proxy, argv)
 
 

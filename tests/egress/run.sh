@@ -860,7 +860,49 @@ if command -v openssl >/dev/null && command -v git >/dev/null; then
   expect "credential: git without the stand-in is refused by the server" "Authentication failed" \
     "$(A env https_proxy=$P5 GIT_SSL_CAINFO="$C/ca-cert.pem" GIT_TERMINAL_PROMPT=0 \
        git clone -q "https://x-access-token:wrong@git.test/r.git" "$C/clone2" 2>&1)"
+  # Inside the tunnel nothing reaches another host: a Host naming another
+  # (fronting), a second request on the same connection naming another
+  # (keep-alive), requests smuggled past the proxy's framing, a TLS name
+  # (SNI) that is not the tunnel's.  The control: two requests to the
+  # tunnel's own host on one connection both get the value.
+  mitm () { # SNI REQUEST: what came back, one line of it per |
+    A python3 "$HERE/client.py" mitm 3134 api.test "$C/ca-cert.pem" "$1" "$2" 2>&1 \
+      | tr -d '\r' | grep -E '^(HTTP/|real token|got:|closed|tls-refused)' | tr '\n' '|'
+  }
+  get="GET /api HTTP/1.1\r\nAuthorization: Bearer $STANDIN\r\n"
+  expect "credential: control: two requests on one connection both get the value" \
+    "HTTP/1.1 200 OK|real token received|HTTP/1.1 200 OK|real token received|closed|" \
+    "$(mitm api.test "${get}Host: api.test\r\n\r\n${get}Host: api.test\r\nConnection: close\r\n\r\n")"
+  expect "credential: a Host naming another host inside the tunnel is refused" "^closed|" \
+    "^$(mitm api.test "${get}Host: web.test\r\nConnection: close\r\n\r\n")"
+  # (the connection ends at the refusal: the first answer may be lost too)
+  out=$(mitm api.test "${get}Host: api.test\r\n\r\n${get}Host: web.test\r\nConnection: close\r\n\r\n")
+  expect "credential: a second request naming another host on the same connection is refused" \
+    "no second answer" "$([[ $out != *"received|HTTP/"* && $out == *"closed|" ]] \
+      && echo "no second answer" || echo "$out")"
+  expect "credential: Content-Length with Transfer-Encoding inside the tunnel is refused" "^closed|" \
+    "^$(mitm api.test "POST /echo HTTP/1.1\r\nHost: api.test\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${get}Host: web.test\r\nConnection: close\r\n\r\n")"
+  expect "credential: a TLS name other than the tunnel's is refused" "^tls-refused|" \
+    "^$(mitm web.test "${get}Host: api.test\r\nConnection: close\r\n\r\n")"
+  # The container's CA vouches for its hosts only: a leaf it signs for
+  # another name, or for an address (name constraints bind only names of
+  # their own type), fails to verify.
+  verdict=
+  for leaf in api:DNS:api.test evil:DNS:evil.test ip:IP:1.2.3.12 ip6:IP:3ffe:db8::12; do
+    n=${leaf%%:*}
+    openssl req "${newkey[@]}" -subj "/O=$n" -keyout "$C/$n-leaf.key" -out "$C/$n-leaf.csr" 2>/dev/null
+    printf 'subjectAltName=%s\n' "${leaf#*:}" >"$C/$n-leaf.ext"
+    openssl x509 -req -in "$C/$n-leaf.csr" -CA "$C/ca-cert.pem" -CAkey "$C/ca.pem" -set_serial 7 \
+      -days 1 -extfile "$C/$n-leaf.ext" -out "$C/$n-leaf.pem" 2>/dev/null
+    verdict+="$n:$(openssl verify -CAfile "$C/ca-cert.pem" "$C/$n-leaf.pem" >/dev/null 2>&1 \
+      && echo ok || echo refused) "
+  done
+  expect "credential: the container's CA signs for its hosts, no other name, no address" \
+    "api:ok evil:refused ip:refused ip6:refused " "$verdict"
   sleep 0.3
+  expect "credential: the refusals inside the tunnel are recorded" "2 1 1" \
+    "$(for r in host-mismatch content-length-with-transfer-encoding agent-tls-handshake-failed; do
+         grep -c "\"reason\":\"$r\"" "$T/cred.log"; done | tr '\n' ' ')"
   out=$(python3 - "$T/cred.log" <<'PY'
 import json, sys
 for l in map(json.loads, open(sys.argv[1])):
@@ -883,6 +925,42 @@ PY
   expect "credential: the value is in no audit line" "0" \
     "$(cat "$T"/*.log | grep -c -- "$TOKEN")"
   stop_side_proxy "credentials"
+
+  # Not dumpable, whatever uid it starts as: here the rootless shape, a
+  # proxy started as 65534 with no change of ids of its own, which the
+  # kernel would leave dumpable.  /proc/PID/mem is then root's (the
+  # kernel's sign of a process that is not dumpable; /proc/PID itself keeps
+  # the process's uid), and a crash leaves no core
+  # holding the value: core_pattern permitting, a real one, in a directory
+  # the proxy may write (without Landlock, which would keep a core file
+  # away but not a core_pattern pipe such as systemd-coredump).
+  if setpriv --reuid 65534 --regid 65534 --clear-groups test -x "$PROXY"; then
+    mkdir -m 1777 "$T/core"
+    ALLOW_NOW=api.test PROXY_AUDIT=$T/core/audit.log \
+      start_side_proxy e2e-core 3136 1088 --ca "$C/ca.pem" --as-uid 65534 --cwd "$T/core" \
+      --credential "GH:Authorization:$STANDIN:$C/token:api.test" \
+      -- --trust-store /etc/ssl/certs/ca-certificates.crt --no-landlock
+    wait_for grep -q '^Seccomp:.2' "/proc/$PROXY_PID/status"
+    expect "credentials, started as its uid: runs as 65534" "65534 65534" \
+      "$(awk '/^Uid:/{print $2, $3}' "/proc/$PROXY_PID/status")"
+    expect "credentials, started as its uid: not dumpable (/proc/PID/mem is root's)" "owner 0" \
+      "owner $(stat -c %u "/proc/$PROXY_PID/mem")"
+    pattern=$(cat /proc/sys/kernel/core_pattern)
+    if [[ $pattern == core* ]] && prlimit --core=unlimited --pid "$PROXY_PID"; then
+      kill -SEGV "$PROXY_PID"
+      wait "$PROXY_PID" || true
+      expect "credentials: a crash leaves no core dump" "cores: |" \
+        "cores: $(cd "$T/core" && ls core* 2>/dev/null)|"
+      expect "credentials: the value is in no core" "0" \
+        "$(cat "$T"/core/core* 2>/dev/null | grep -ac -- "$TOKEN")"
+    else
+      echo "# skip: core_pattern \`$pattern\` (or prlimit): no core file to look for"
+    fi
+    kill "$SIDE_INIT" "$PROXY_PID" 2>/dev/null
+    wait "$PROXY_PID" 2>/dev/null || true
+  else
+    echo "# skip: uid 65534 cannot run $PROXY (not dumpable, started as its uid)"
+  fi
 else
   echo "# skip: injected credentials need openssl and git"
 fi

@@ -4,9 +4,11 @@
 # "internet" (helpers/egress.bash) plus an HTTPS API (api.test:8443) whose
 # certificate a test CA signs (the policy's credentials.trustStore): the
 # agent's variable holds a stand-in, its request with the stand-in reaches
-# the API with the real value; the value is in no variable, no /proc/*/
+# the API with the real value, through the proxy and through the
+# transparent path (a client that ignores the proxy variables); the value is in no variable, no /proc/*/
 # environ, no readable file of the container and no process memory (what a
-# core dump would hold), read from the host while the agent runs; under
+# core dump would hold), nor the monitor's memory once it handed the value
+# over, read from the host while the agent runs; under
 # runc, the control, the same bundle carrying the value the way it is done
 # without agentrt (env) shows the same search finds it.  A value that
 # cannot be read, a name the policy does not declare: create refused,
@@ -55,6 +57,9 @@ teardown_file ()
 
 setup ()
 {
+  # the test knows the value; the runtime (and the monitor it forks, whose
+  # environ is searched) must not get it but from the policy's source
+  export -n CRED_TOKEN
   egress_setup 'web.test,api.test:8443' || return 1
   [[ -n ${CRED_DIR:-} ]] || skip "openssl is not installed (the test's certificates)"
   requires_curl
@@ -67,14 +72,17 @@ teardown ()
   teardown_bundle
 }
 
-# token_found PID...: where the value is, read from the host: each
-# process's environ and readable memory (what a core dump holds), and the
-# files of the first one's root (not /proc, /sys, /host); prints the places.
+# token_found [--no-files] PID...: where the value is, read from the
+# host: each process's environ and readable memory (what a core dump
+# holds), and the files of the first one's root (not /proc, /sys, /host;
+# not with --no-files); prints the places.
 token_found ()
 {
   python3 - "$CRED_TOKEN" "$@" <<'PY'
 import os, re, sys
 token, pids = sys.argv[1].encode(), sys.argv[2:]
+files = pids[:1] != ["--no-files"]
+pids = pids if files else pids[1:]
 for pid in pids:
     try:
         if token in open("/proc/%s/environ" % pid, "rb").read():
@@ -96,7 +104,7 @@ for pid in pids:
     except OSError:
         pass
 root = "/proc/%s/root" % pids[0]
-for top in os.listdir(root):
+for top in os.listdir(root) if files else []:
     if top in ("proc", "sys", "host"):
         continue
     for d, dirs, files in os.walk(os.path.join(root, top)):
@@ -135,6 +143,18 @@ ct_pids ()
   ! grep -q -- "$CRED_TOKEN" "$AUDIT_DIR"/*.jsonl || fail "the value is in the audit trail"
 }
 
+@test "credentials: on the transparent path too (a client that ignores the proxy variables)" {
+  add_annotation run.agentrt.credentials GH
+  run_ct sh -c "unset HTTP_PROXY HTTPS_PROXY ALL_PROXY http_proxy https_proxy all_proxy
+    $CURL -sS --noproxy '*' -H \"Authorization: Bearer \$GH\" https://api.test:8443/api"
+  [[ $status -eq 0 ]] || fail "status $status: $output"$'\n'"$(cat "$AUDIT_DIR"/*.jsonl)"
+  has_line "real token received"
+  grep -q '"event":"inject".*"credential":"GH".*"host":"api.test".*"request":"GET /api"' \
+    "$AUDIT_DIR"/*.jsonl || fail "no inject line: $(cat "$AUDIT_DIR"/*.jsonl)"
+  grep -Eq '"event":"egress".*"via":"(sni|dns)".*"host":"api.test".*"tls_intercepted":true' "$AUDIT_DIR"/*.jsonl \
+    || fail "not by the transparent path: $(cat "$AUDIT_DIR"/*.jsonl)"
+}
+
 @test "credentials: the value is in no variable, /proc/*/environ, file or memory of the container; under runc it is" {
   requires_control
   add_annotation run.agentrt.credentials GH
@@ -150,6 +170,11 @@ ct_pids ()
     || fail "the search does not even find the sidecar's copy: $found"
   found=$(token_found $(ct_pids "$pid"))
   [[ -z $found ]] || fail "the value is in the container: $found"
+  # nor in the monitor (the sidecar's parent), which handed it over and
+  # wiped it: no copy left behind in memory it freed
+  found=$(token_found --no-files "$(awk '/^PPid:/{ print $2 }' \
+    "/proc/$(egress_sidecar_pid | head -n 1)/status")")
+  [[ -z $found ]] || fail "the monitor still holds the value: $found"
   rt kill "$CT_ID" KILL
 
   # the control: the way it is done without agentrt, the value in the env
@@ -162,6 +187,27 @@ ct_pids ()
   found=$(token_found "$pid")
   [[ $found == *"environ $pid"* ]] || fail "under $CONTROL_RUNTIME the search finds nothing: $found"
   control kill ctl-cred KILL
+}
+
+@test "credentials: an env: value does not stay in the monitor's environ" {
+  hardening_policy '.credentials = {trustStore: $t, inject: [{name: "GH", source: "env:AGENTRT_TEST_GH",
+      hosts: ["api.test"]}]}' --arg t "$CRED_DIR/root.pem" || return 1
+  add_annotation run.agentrt.credentials GH
+  set_cmd sh -c "$CURL -sS -H \"Authorization: Bearer \$GH\" https://api.test:8443/api; sleep 300"
+  AGENTRT_TEST_GH=$CRED_TOKEN start_ct
+  local monitor found
+  for _ in $(seq 100); do
+    grep -q "real token received" "$CT_OUT" && break
+    sleep 0.1
+  done
+  grep -q "real token received" "$CT_OUT" || fail "the API did not get the value: $(cat "$CT_OUT")"
+  monitor=$(awk '/^PPid:/{ print $2 }' "/proc/$(egress_sidecar_pid | head -n 1)/status")
+  [[ -n $monitor ]] || fail "no monitor"
+  found=$(token_found --no-files "$(egress_sidecar_pid | head -n 1)")
+  [[ -n $found ]] || fail "the search does not even find the sidecar's copy"
+  found=$(token_found --no-files "$monitor")
+  [[ -z $found ]] || fail "the monitor keeps the value: $found"
+  rt kill "$CT_ID" KILL
 }
 
 @test "credentials: next to an approver (egress.ask): both reach the sidecar, each its own fd" {

@@ -134,6 +134,31 @@ test_wire_hostile (void)
   free (buf);
 }
 
+/* The runtime builds the message between other allocations (each value
+ * read into a buffer of its own): the message must never move, or the
+ * values written before would stay in the freed room, unwiped. */
+static void
+test_wire_never_moves (void)
+{
+  char *buf = NULL, *first, *between[64] = { NULL };
+  char value[1024];
+  size_t len = 0, i;
+
+  memset (value, 'v', sizeof value);
+  CHECK (inject_wire_put (&buf, &len, "ca-key", "KEY", 3));
+  first = buf;
+  for (i = 0; i < 64 && inject_wire_put (&buf, &len, "value", value, sizeof value); i++)
+    {
+      CHECK (buf == first);
+      between[i] = xmalloc (32);
+    }
+  CHECK (i > 32 && len + sizeof value + 16 > INJECT_WIRE_MAX);
+  CHECK (buf == first);
+  for (i = 0; i < 64; i++)
+    free (between[i]);
+  free (buf);
+}
+
 static struct inject_set set;
 
 static char *
@@ -308,6 +333,7 @@ main (void)
   char *buf;
 
   RUN_TEST (test_wire_hostile);
+  RUN_TEST (test_wire_never_moves);
   buf = message (VALUE, "Authorization", hosts, &len);
   CHECK (decode (buf, len, &set, NULL) == 0);
   free (buf);
