@@ -21,12 +21,16 @@ VM_TESTS_DIR=$AGENTRT_TOP/tests/vm
 : "${AGENTRT_VM_MIRROR:=http://deb.debian.org/debian}"
 : "${AGENTRT_VM_SUITE:=$( (. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}") || true)}"
 # Bump when the image's content changes: a new name makes a new image.
-VM_IMAGE_LAYOUT=1
-VM_IMAGE_PACKAGES=systemd,systemd-sysv,libyajl2,libseccomp2,libcap2,libselinux1
+VM_IMAGE_LAYOUT=2
+VM_IMAGE_PACKAGES=systemd,systemd-sysv,libyajl2,libseccomp2,libcap2,libselinux1,libnftables1
 
 # The kernel modules the guests load (dependencies are added in order).
 VM_MODULES_V2=(overlay)
 VM_MODULES_DISK=(virtio_pci virtio_blk crc32c_generic ext4)
+# Both guests: what the transparent egress rules need (runtime/netns_rules.c);
+# crc32c_generic first: libcrc32c (nf_conntrack's) asks the crypto API for
+# crc32c when it loads (a softdep, which the closure does not follow).
+VM_MODULES_NET=(crc32c_generic nf_tables nft_chain_nat nft_redir nft_reject_inet)
 
 vm_log ()
 {
@@ -83,7 +87,9 @@ vm_kernel ()
 {
   local nv dir tmp moddir list f mods names _seen_modules
   nv=$(vm_kernel_package) || return 2
-  dir=$AGENTRT_VM_CACHE/kernel/${nv/=/_}
+  # the module lists are part of the name: another list, another download
+  dir=$AGENTRT_VM_CACHE/kernel/${nv/=/_}-$(printf '%s\n' "${VM_MODULES_V2[@]}" \
+    "${VM_MODULES_DISK[@]}" "${VM_MODULES_NET[@]}" | md5sum | cut -c1-8)
   VM_KMODS=$dir/modules
   if [[ -f $dir/complete ]]; then
     VM_KERNEL=$dir/vmlinux
@@ -104,10 +110,11 @@ vm_kernel ()
     || { rm -rf "$tmp"; return 1; }
   _extract_vmlinux "$tmp/out/vmlinuz" "$tmp/out/vmlinux"
   moddir=$(echo "$tmp"/x/lib/modules/*)
-  for list in v2 disk; do
+  for list in v2 disk net; do
     case $list in
       v2) names=("${VM_MODULES_V2[@]}") ;;
       disk) names=("${VM_MODULES_DISK[@]}") ;;
+      net) names=("${VM_MODULES_NET[@]}") ;;
     esac
     _seen_modules=
     mods=$(_module_closure "$moddir" "${names[@]}") && [[ -n $mods ]] || { rm -rf "$tmp"; return 1; }
@@ -182,7 +189,7 @@ _config_template ()
 # tests in /opt/agentrt/tests and the kernel modules.
 vm_stage_tree ()
 {
-  local s=$1 agentrt=$2 egress=$3 applet
+  local s=$1 agentrt=$2 egress=$3 applet nft
   mkdir -p "$s"/{bin,sbin,etc,proc,sys,dev,run,tmp,root,lib/modules/agentrt} || return 1
   cp "$BUSYBOX" "$s/bin/busybox" || return 1
   for applet in $("$BUSYBOX" --list); do
@@ -190,6 +197,10 @@ vm_stage_tree ()
   done
   install -m 0755 "$VM_HACK_DIR/init" "$s/init" || return 1
   _copy_with_libs "$s" "$(command -v bash):/usr/bin/bash" "$agentrt:/opt/agentrt/bin/agentrt" "$egress:/opt/agentrt/bin/agentrt-egress" || return 1
+  # loaded with dlopen (ldd does not list it): the transparent egress rules
+  nft=$(ldconfig -p | awk '$1 == "libnftables.so.1" && /x86-64/ { print $NF; exit }')
+  [[ -n $nft ]] || { vm_log "no libnftables.so.1 here (package libnftables1)"; return 1; }
+  _copy_with_libs "$s" "$nft:$nft" || return 1
   ln -s /usr/bin/bash "$s/bin/bash"
   cc -static -O2 -Wall -o "$s/opt/agentrt/bin/no-clone3" "$VM_TESTS_DIR/no-clone3.c" || return 1
   # busybox again, for the systemd guest (its tools come after Debian's).

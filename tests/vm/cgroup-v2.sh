@@ -252,15 +252,24 @@ test_devices_ebpf ()
   expect_match "null=ok" "$out" "/dev/null"
 }
 
-# The same device denial for a hardened container.
+# The same device denial for a hardened container whose bundle allows
+# every device: the bind of the host's /dev/kmsg is dropped, and a node
+# the image itself holds is refused by the eBPF program (not a nodev
+# mount: "Operation not permitted").
 test_devices_hardened ()
 {
-  local out
+  local out node=/opt/agentrt/rootfs/vmkmsg-node all='{"allow": true, "access": "rwm"}'
   use_policy default
-  devices_bundle a ""
+  devices_bundle a "$all"
   out=$(rt run --bundle a dev-h </dev/null)
-  expect_match "read=denied" "$out" "read of a device not allowed"
-  expect_match "write=denied" "$out" "write of a device not allowed"
+  expect_match "can't open /dev/vmkmsg: no such file" "$out" "the bind of a host device node dropped"
+  mknod "$node" c 1 11
+  mk_bundle b --resources "{\"devices\": [$all]}" sh -c "${DEVICE_PROBE//\/dev\/vmkmsg//vmkmsg-node}"
+  out=$(rt run --bundle b dev-h2 </dev/null)
+  rm -f "$node"
+  expect_match "read=denied" "$out" "read of an image's device not allowed"
+  expect_match "write=denied" "$out" "write of an image's device not allowed"
+  expect_match "Operation not permitted" "$out" "the error (the device rules, not nodev)"
   expect_match "null=ok" "$out" "/dev/null"
 }
 
