@@ -4,6 +4,7 @@
  * the sidecar is a static binary). */
 #include <config.h>
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "common/cleanup.h"
@@ -43,6 +44,19 @@ parse_line (const char *line, size_t len, const struct json_ctx *c,
   return doc;
 }
 
+/* Whether every byte of s is printable ASCII without a space: what an id,
+ * a host name (or address) and a word of the protocol are made of.
+ * `agentrt approve` prints them to a person's terminal, where a control
+ * byte (ESC, or C1's CSI in UTF-8) would be obeyed, not shown. */
+static bool
+printable_word (const char *s)
+{
+  for (; *s; s++)
+    if ((unsigned char) *s <= 0x20 || (unsigned char) *s >= 0x7f)
+      return false;
+  return true;
+}
+
 /* A required string member into buf (size bytes), one of `words` when
  * given (its index in *index). */
 static int
@@ -55,6 +69,9 @@ read_text (const struct json_ctx *c, const struct json_node *o, const char *key,
     return -1;
   if (strlen (s) >= size || (s[0] == '\0' && words == NULL))
     return json_fail (c, JSON_PATH_KEY (NULL, key), "expected 1 to %zu bytes", size - 1);
+  if (!printable_word (s))
+    return json_fail (c, JSON_PATH_KEY (NULL, key),
+                      "expected printable ASCII without spaces");
   if (words)
     {
       int i = 0;
