@@ -162,7 +162,10 @@ sanitizer_reports ()
 # inside a container report on its stderr), and any report aborts it.
 sanitizer_env ()
 {
-  rm -rf "$1" && mkdir -p "$1"
+  # writable by every uid (sticky): the tests start processes under other
+  # ids (the sidecar as 65534, rootless runs), and UBSan opens its log when
+  # a process starts and exits when it cannot
+  rm -rf "$1" && mkdir -p "$1" && chmod 1777 "$1"
   export ASAN_OPTIONS=${ASAN_OPTIONS:-log_path=$1/asan:detect_leaks=1:abort_on_error=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-log_path=$1/ubsan:print_stacktrace=1:halt_on_error=1}
 }

@@ -21,6 +21,8 @@ unset ALLOW_NOW
 P=http://127.0.0.1:3140
 asked () { grep -c "\"type\":\"question\".*\"host\":\"$1\"" "$ASK_LOG"; }
 
+# the hello may follow the listeners being up (slower under ASan)
+wait_for grep -q '"type":"hello","id":"e2e-ask"' "$ASK_LOG"
 expect "ask: the proxy says hello to the approver" '"type":"hello","id":"e2e-ask","version":1' \
   "$(cat "$ASK_LOG")"
 expect "ask: allowlisted: no question" "hello from web" "$(A curl -sS -m 5 -x $P http://web.test/ 2>&1)"
