@@ -216,16 +216,31 @@ session_release (void *sess)
   SSL_SESSION_free (sess);
 }
 
-/* Whether sess may be offered (or kept) for a connection to host: it
- * came from a handshake that verified the chain and host's name (a
- * resumed handshake verifies nothing: it carries the first one's
- * result), and was made for that very name (the SNI it was sent with). */
+/* Whether sess may be offered for a connection to host: it was kept for
+ * that very name (session_keep). */
 static bool
 session_fits (const SSL_SESSION *sess, const char *host)
 {
   const char *name = SSL_SESSION_get0_hostname (sess);
 
   return SSL_SESSION_is_resumable (sess) && name && host && strcasecmp (name, host) == 0;
+}
+
+/* Whether the session of ssl may be kept for slot: its handshake
+ * verified the chain and the slot's name (a resumed handshake verifies
+ * nothing: it carries the first one's result), and sent that name (SNI).
+ * The session is marked with the name: OpenSSL's client records the name
+ * it sent only when the server acknowledged it, which many do not. */
+static bool
+session_keep (SSL *ssl, SSL_SESSION *sess, const struct ticket_slot *slot)
+{
+  const char *sni = SSL_get_servername (ssl, TLSEXT_NAMETYPE_host_name);
+  const char *name = SSL_SESSION_get0_hostname (sess);
+
+  if (slot == NULL || SSL_get_verify_result (ssl) != X509_V_OK || sni == NULL
+      || strcasecmp (sni, slot->host) != 0 || (name && strcasecmp (name, slot->host) != 0))
+    return false;
+  return (name || SSL_SESSION_set1_hostname (sess, slot->host)) && session_fits (sess, slot->host);
 }
 
 /* OpenSSL's word that the upstream gave a session: after a full TLS 1.2
@@ -238,8 +253,7 @@ new_session (SSL *ssl, SSL_SESSION *sess)
   struct ticket_slot *slot = SSL_get_app_data (ssl);
   time_t now = time (NULL);
 
-  if (t == NULL || slot == NULL || SSL_get_verify_result (ssl) != X509_V_OK
-      || !session_fits (sess, slot->host))
+  if (t == NULL || !session_keep (ssl, sess, slot))
     return 0;
   ticket_slot_put (&t->tickets, slot, sess,
                    (int64_t) SSL_SESSION_get_time (sess) + SSL_SESSION_get_timeout (sess), now);
@@ -384,8 +398,12 @@ tls_new_client (struct tls_state *t, const char *host)
    * one the upstream refused) verifies as without resumption */
   slot = ticket_store_slot (&t->tickets, host);
   SSL_set_app_data (s, slot);
-  sess = ticket_slot_take (&t->tickets, slot, time (NULL));
-  if (sess && session_fits (sess, host) && !SSL_set_session (s, sess))
+  /* OpenSSL marks the session of a connection that ended without
+   * close_notify not resumable: skip those */
+  while ((sess = ticket_slot_take (&t->tickets, slot, time (NULL))) != NULL
+         && !session_fits (sess, host))
+    SSL_SESSION_free (sess);
+  if (sess && !SSL_set_session (s, sess))
     {
       SSL_SESSION_free (sess);
       SSL_free (s);
@@ -405,7 +423,7 @@ tls_upstream_ready (struct tls_state *t, SSL *ssl)
       struct ticket_slot *slot = SSL_get_app_data (ssl);
       SSL_SESSION *sess = SSL_get1_session (ssl);
 
-      if (slot && sess && session_fits (sess, slot->host))
+      if (sess && session_keep (ssl, sess, slot))
         ticket_slot_put (&t->tickets, slot, sess,
                          (int64_t) SSL_SESSION_get_time (sess) + SSL_SESSION_get_timeout (sess),
                          time (NULL));
