@@ -270,13 +270,7 @@ agent_ended (struct conn *c, struct mitm *m, int r)
   int e = SSL_get_error (m->cli, r);
 
   if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && m->cli_eof))
-    {
-      /* close_notify to the host too: OpenSSL keeps the upstream's
-       * session resumable only after a clean end (tls_new_client) */
-      if (m->req_state == REQ_HEAD && m->req_len == 0 && m->out == NULL)
-        (void) SSL_shutdown (m->up);
-      conn_close (c, m->req_state == REQ_HEAD && m->req_len == 0 ? "ok" : "truncated");
-    }
+    conn_close (c, m->req_state == REQ_HEAD && m->req_len == 0 ? "ok" : "truncated");
   else
     conn_close (c, "agent-tls-error");
 }
@@ -353,11 +347,8 @@ down_step (struct conn *c, struct mitm *m)
     }
   if (would_block (m->up, r))
     return false;
-  /* the host is done: say so to the agent, then close (and answer the
-   * host's close_notify, which keeps its session resumable) */
+  /* the host is done: say so to the agent, then close */
   (void) SSL_shutdown (m->cli);
-  if (SSL_get_error (m->up, r) == SSL_ERROR_ZERO_RETURN)
-    (void) SSL_shutdown (m->up);
   conn_close (c, SSL_get_error (m->up, r) == SSL_ERROR_ZERO_RETURN
                          || SSL_get_error (m->up, r) == SSL_ERROR_SYSCALL
                      ? "ok"

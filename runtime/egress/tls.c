@@ -243,21 +243,33 @@ session_keep (SSL *ssl, SSL_SESSION *sess, const struct ticket_slot *slot)
   return (name || SSL_SESSION_set1_hostname (sess, slot->host)) && session_fits (sess, slot->host);
 }
 
+/* Keeps a copy of the session of ssl in its host's slot, if it may be.
+ * A copy: OpenSSL marks the connection's own session not resumable when
+ * the connection ends without close_notify or with an alert, as many
+ * HTTP servers end theirs; the session was complete and verified when it
+ * came, whatever happens to the connection after. */
+static void
+session_put (struct tls_state *t, SSL *ssl, SSL_SESSION *sess)
+{
+  struct ticket_slot *slot = SSL_get_app_data (ssl);
+  SSL_SESSION *copy;
+
+  if (t == NULL || sess == NULL || !session_keep (ssl, sess, slot)
+      || (copy = SSL_SESSION_dup (sess)) == NULL)
+    return;
+  ticket_slot_put (&t->tickets, slot, copy,
+                   (int64_t) SSL_SESSION_get_time (copy) + SSL_SESSION_get_timeout (copy),
+                   time (NULL));
+}
+
 /* OpenSSL's word that the upstream gave a session: after a full TLS 1.2
  * handshake, and for each TLS 1.3 NewSessionTicket (after the handshake,
- * while reading).  1: the store holds the reference now. */
+ * while reading).  0: OpenSSL keeps its own reference. */
 static int
 new_session (SSL *ssl, SSL_SESSION *sess)
 {
-  struct tls_state *t = SSL_CTX_get_app_data (SSL_get_SSL_CTX (ssl));
-  struct ticket_slot *slot = SSL_get_app_data (ssl);
-  time_t now = time (NULL);
-
-  if (t == NULL || !session_keep (ssl, sess, slot))
-    return 0;
-  ticket_slot_put (&t->tickets, slot, sess,
-                   (int64_t) SSL_SESSION_get_time (sess) + SSL_SESSION_get_timeout (sess), now);
-  return 1;
+  session_put (SSL_CTX_get_app_data (SSL_get_SSL_CTX (ssl)), ssl, sess);
+  return 0;
 }
 
 static SSL_CTX *
@@ -398,8 +410,7 @@ tls_new_client (struct tls_state *t, const char *host)
    * one the upstream refused) verifies as without resumption */
   slot = ticket_store_slot (&t->tickets, host);
   SSL_set_app_data (s, slot);
-  /* OpenSSL marks the session of a connection that ended without
-   * close_notify not resumable: skip those */
+  /* (one no longer resumable is skipped) */
   while ((sess = ticket_slot_take (&t->tickets, slot, time (NULL))) != NULL
          && !session_fits (sess, host))
     SSL_SESSION_free (sess);
@@ -419,17 +430,7 @@ tls_upstream_ready (struct tls_state *t, SSL *ssl)
   /* A resumed TLS 1.2 session may serve again (its ticket, renewed or
    * not, is not single-use); new sessions came through new_session. */
   if (SSL_session_reused (ssl) && SSL_version (ssl) < TLS1_3_VERSION)
-    {
-      struct ticket_slot *slot = SSL_get_app_data (ssl);
-      SSL_SESSION *sess = SSL_get1_session (ssl);
-
-      if (sess && session_keep (ssl, sess, slot))
-        ticket_slot_put (&t->tickets, slot, sess,
-                         (int64_t) SSL_SESSION_get_time (sess) + SSL_SESSION_get_timeout (sess),
-                         time (NULL));
-      else
-        SSL_SESSION_free (sess);
-    }
+    session_put (t, ssl, SSL_get0_session (ssl));
 }
 
 const char *

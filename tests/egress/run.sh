@@ -928,8 +928,7 @@ if command -v openssl >/dev/null && command -v git >/dev/null; then
         | sed -n 's/^session reused: \(.\).*/\1/p;/^curl:/p'
     done | tr -d '\n'
   }
-  # (api.test's first: the connections just before were refused mid-way,
-  # which leaves no resumable session)
+  # (api.test's first: whatever the refused connections just before left)
   expect "credential: the next connection to the same host resumes upstream (TLS 1.3)" "TT" \
     "$(resumed api.test | cut -c2-)"
   expect "credential: a host never gets another's session, and resumes its own" "FTT" \
