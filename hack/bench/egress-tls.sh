@@ -11,9 +11,14 @@
 #   per conn    CONNS (default 200) sequential new connections, each a TLS
 #               handshake and one small GET with the stand-in, from one
 #               Python process: directly vs intercepted; the difference
-#               per connection (target <= 2 ms)
+#               per connection (target <= 2 ms); the paths take turns,
+#               round by round (5 rounds), so that load that comes and
+#               goes falls on each alike: best and median of the rounds
+# EGRESS_TLS_BASELINE=OTHER-EGRESS-BIN: also an intercepting proxy run
+# from that binary (e.g. main's), in the same rounds: a before/after.
 set -euo pipefail
 BIN=$(readlink -f "$1") BYTES=${2:-$((512 << 20))} CONNS=${3:-200}
+BASE=${EGRESS_TLS_BASELINE:+$(readlink -f "$EGRESS_TLS_BASELINE")}
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 NS=agentrt-bench-tls-$$
 T=$(mktemp -d /tmp/bench-tls.XXXXXX)
@@ -63,6 +68,14 @@ ip netns exec "$NS" python3 "$HERE/tests/egress/launch.py" --proxy "$BIN" --watc
   --hosts "$T/hosts" --allow bench.test:18443 --http-port 18484 --socks-port 18485 \
   -- --busy-poll-us 0 &
 PIDS+=($!)
+if [ -n "$BASE" ]; then
+  ip netns exec "$NS" python3 "$HERE/tests/egress/launch.py" --proxy "$BASE" --watch-pid "${PIDS[-3]}" \
+    --audit "$T/audit-b.jsonl" --hosts "$T/hosts" --allow bench.test:18443 --http-port 18486 \
+    --socks-port 18487 --ca "$T/ca.pem" \
+    --credential "B:Authorization:$STANDIN:$T/token:bench.test" -- --trust-store "$T/root.pem" \
+    --busy-poll-us 0 &
+  PIDS+=($!)
+fi
 for _ in $(seq 100); do
   N curl -s -o /dev/null -x http://127.0.0.1:18482 --cacert "$T/ca-cert.pem" \
     https://bench.test:18443/small && break
@@ -83,9 +96,10 @@ inter=$(best --cacert "$T/ca-cert.pem" -x http://127.0.0.1:18482 -H "Authorizati
 printf 'throughput  direct TLS %s/s, intercepted %s/s: %s x\n' "$(numfmt --to=iec "$direct")" \
   "$(numfmt --to=iec "$inter")" "$(python3 -c "print(round($inter / $direct, 2))")"
 
-N python3 - "$CONNS" "$T/root.pem" "$T/ca-cert.pem" "$STANDIN" <<'PY'
-import socket, ssl, sys, time
+N python3 - "$CONNS" "$T/root.pem" "$T/ca-cert.pem" "$STANDIN" "${BASE:+18486}" <<'PY'
+import socket, ssl, statistics, sys, time
 n, root, ca, standin = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+base = int(sys.argv[5]) if sys.argv[5] else 0
 req = ("GET /small HTTP/1.1\r\nHost: bench.test\r\nAuthorization: Bearer %s\r\n"
        "Connection: close\r\n\r\n" % standin).encode()
 def one(via_proxy, ctx):
@@ -100,24 +114,26 @@ def one(via_proxy, ctx):
     while t.recv(65536):
         pass
     t.close()
-def run(via_proxy, cafile):
-    ctx = ssl.create_default_context(cafile=cafile)
+paths = [(0, root), (18484, root), (18482, ca)] + ([(base, ca)] if base else [])
+ctxs = [ssl.create_default_context(cafile=f) for _, f in paths]
+rounds = [[] for _ in paths]
+for (port, _), ctx in zip(paths, ctxs):
     for _ in range(10):
-        one(via_proxy, ctx)
-    best = None
-    for _ in range(3):
+        one(port, ctx)
+for _ in range(5):
+    for k, ((port, _), ctx) in enumerate(zip(paths, ctxs)):
         start = time.perf_counter()
         for _ in range(n):
-            one(via_proxy, ctx)
-        el = (time.perf_counter() - start) / n
-        best = el if best is None else min(best, el)
-    return best
-d = run(0, root)
-t = run(18484, root)
-i = run(18482, ca)
-print("per conn    direct TLS %.2f ms, untouched tunnel %.2f ms, intercepted %.2f ms: "
-      "+%.2f ms per new connection (+%.2f over the tunnel)"
-      % (d * 1e3, t * 1e3, i * 1e3, (i - d) * 1e3, (i - t) * 1e3))
+            one(port, ctx)
+        rounds[k].append((time.perf_counter() - start) / n * 1e3)
+for what, f in (("best", min), ("median", statistics.median)):
+    d, t, i = (f(r) for r in rounds[:3])
+    print("per conn    %s: direct TLS %.2f ms, untouched tunnel %.2f ms, intercepted %.2f ms: "
+          "+%.2f ms per new connection (+%.2f over the tunnel)" % (what, d, t, i, i - d, i - t))
+    if base:
+        b = f(rounds[3])
+        print("baseline    %s: intercepted %.2f ms: +%.2f ms (+%.2f over the tunnel); "
+              "this binary %+.2f ms" % (what, b, b - d, b - t, i - b))
 PY
 injected=$(grep -c '"event":"inject"' "$T/audit.jsonl" || true)
 echo "audit       $injected inject lines"

@@ -22,7 +22,8 @@ libegress_a_SOURCES = \
 	runtime/egress/public_suffix.c runtime/egress/public_suffix.h \
 	runtime/egress/punycode.c runtime/egress/punycode.h \
 	runtime/egress/socks5.c runtime/egress/socks5.h \
-	runtime/egress/suffix_cache.c runtime/egress/suffix_cache.h
+	runtime/egress/suffix_cache.c runtime/egress/suffix_cache.h \
+	runtime/egress/ticket_store.c runtime/egress/ticket_store.h
 
 EGRESS_UNIT_LDADD = libegress.a libcommon.a
 
@@ -38,7 +39,8 @@ check_PROGRAMS += \
 	tests/unit/test-egress-netaddr \
 	tests/unit/test-egress-poll \
 	tests/unit/test-egress-public-suffix \
-	tests/unit/test-egress-socks5
+	tests/unit/test-egress-socks5 \
+	tests/unit/test-egress-tickets
 TESTS += \
 	tests/unit/test-egress-agent-resolv \
 	tests/unit/test-egress-ask \
@@ -51,7 +53,8 @@ TESTS += \
 	tests/unit/test-egress-netaddr \
 	tests/unit/test-egress-poll \
 	tests/unit/test-egress-public-suffix \
-	tests/unit/test-egress-socks5
+	tests/unit/test-egress-socks5 \
+	tests/unit/test-egress-tickets
 tests_unit_test_egress_agent_resolv_LDADD = $(EGRESS_UNIT_LDADD)
 # the approver's lines are oci/'s (yajl)
 tests_unit_test_egress_ask_LDADD = libegress.a liboci.a libcommon.a $(YAJL_LIBS)
@@ -65,6 +68,7 @@ tests_unit_test_egress_netaddr_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_poll_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_public_suffix_LDADD = $(EGRESS_UNIT_LDADD)
 tests_unit_test_egress_socks5_LDADD = $(EGRESS_UNIT_LDADD)
+tests_unit_test_egress_tickets_LDADD = $(EGRESS_UNIT_LDADD)
 
 pkglibexec_PROGRAMS = agentrt-egress
 agentrt_egress_SOURCES = \

@@ -403,7 +403,11 @@ handshake (struct conn *c, SSL *s, bool *done, const char *prefix)
     return false;
   r = SSL_do_handshake (s);
   if (r == 1)
-    return *done = true;
+    {
+      if (prefix == NULL)
+        tls_upstream_ready (c->eg->tls, s);
+      return *done = true;
+    }
   if (!would_block (s, r))
     fail (c, prefix ? "agent-tls-handshake-failed" : tls_failure (s, r));
   return false;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/bio.h>
@@ -18,6 +19,7 @@
 
 #include "common/io.h"
 #include "common/xalloc.h"
+#include "ticket_store.h"
 #include "tls.h"
 
 #define LEAF_DAYS 30
@@ -33,6 +35,7 @@ struct tls_state
   SSL_CTX *client;
   struct tls_host *hosts;
   size_t nhosts;
+  struct ticket_store tickets; /* the upstream's sessions, per host */
 };
 
 static int
@@ -207,6 +210,68 @@ server_ctx (const char *host, EVP_PKEY *leaf_key, X509 *ca, EVP_PKEY *ca_key, ag
   return ctx;
 }
 
+static void
+session_release (void *sess)
+{
+  SSL_SESSION_free (sess);
+}
+
+/* Whether sess may be offered for a connection to host: it was kept for
+ * that very name (session_keep). */
+static bool
+session_fits (const SSL_SESSION *sess, const char *host)
+{
+  const char *name = SSL_SESSION_get0_hostname (sess);
+
+  return SSL_SESSION_is_resumable (sess) && name && host && strcasecmp (name, host) == 0;
+}
+
+/* Whether the session of ssl may be kept for slot: its handshake
+ * verified the chain and the slot's name (a resumed handshake verifies
+ * nothing: it carries the first one's result), and sent that name (SNI).
+ * The session is marked with the name: OpenSSL's client records the name
+ * it sent only when the server acknowledged it, which many do not. */
+static bool
+session_keep (SSL *ssl, SSL_SESSION *sess, const struct ticket_slot *slot)
+{
+  const char *sni = SSL_get_servername (ssl, TLSEXT_NAMETYPE_host_name);
+  const char *name = SSL_SESSION_get0_hostname (sess);
+
+  if (slot == NULL || SSL_get_verify_result (ssl) != X509_V_OK || sni == NULL
+      || strcasecmp (sni, slot->host) != 0 || (name && strcasecmp (name, slot->host) != 0))
+    return false;
+  return (name || SSL_SESSION_set1_hostname (sess, slot->host)) && session_fits (sess, slot->host);
+}
+
+/* Keeps a copy of the session of ssl in its host's slot, if it may be.
+ * A copy: OpenSSL marks the connection's own session not resumable when
+ * the connection ends without close_notify or with an alert, as many
+ * HTTP servers end theirs; the session was complete and verified when it
+ * came, whatever happens to the connection after. */
+static void
+session_put (struct tls_state *t, SSL *ssl, SSL_SESSION *sess)
+{
+  struct ticket_slot *slot = SSL_get_app_data (ssl);
+  SSL_SESSION *copy;
+
+  if (t == NULL || sess == NULL || !session_keep (ssl, sess, slot)
+      || (copy = SSL_SESSION_dup (sess)) == NULL)
+    return;
+  ticket_slot_put (&t->tickets, slot, copy,
+                   (int64_t) SSL_SESSION_get_time (copy) + SSL_SESSION_get_timeout (copy),
+                   time (NULL));
+}
+
+/* OpenSSL's word that the upstream gave a session: after a full TLS 1.2
+ * handshake, and for each TLS 1.3 NewSessionTicket (after the handshake,
+ * while reading).  0: OpenSSL keeps its own reference. */
+static int
+new_session (SSL *ssl, SSL_SESSION *sess)
+{
+  session_put (SSL_CTX_get_app_data (SSL_get_SSL_CTX (ssl)), ssl, sess);
+  return 0;
+}
+
 static SSL_CTX *
 client_ctx (const char *trust_store, agentrt_error_t *err)
 {
@@ -229,7 +294,10 @@ client_ctx (const char *trust_store, agentrt_error_t *err)
   SSL_CTX_set_alpn_protos (ctx, h11, sizeof h11 - 1);
   SSL_CTX_set_mode (ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   SSL_CTX_set_options (ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
-  SSL_CTX_set_session_cache_mode (ctx, SSL_SESS_CACHE_OFF);
+  /* no cache of OpenSSL's own: each new session goes to new_session,
+   * which keeps it in the slot of its host (ticket_store.h) */
+  SSL_CTX_set_session_cache_mode (ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+  SSL_CTX_sess_set_new_cb (ctx, new_session);
   return ctx;
 }
 
@@ -257,6 +325,8 @@ tls_setup (struct inject_set *set, const char *trust_store, agentrt_error_t *err
   X509 *ca = NULL;
   int r = -1;
 
+  ticket_store_init (&t->tickets, session_release);
+
   /* No configuration file (what the host's says must not change the
    * sidecar), and no cleanup at exit: it would run after the lockdown,
    * and its locks may need futex, which the seccomp filter refuses. */
@@ -264,6 +334,8 @@ tls_setup (struct inject_set *set, const char *trust_store, agentrt_error_t *err
     ssl_error (err, "OpenSSL");
   else if ((t->client = client_ctx (trust_store, err)) == NULL || load_ca (set, &ca, &ca_key, err) < 0)
     ;
+  else if (!SSL_CTX_set_app_data (t->client, t))
+    ssl_error (err, "the upstream TLS context");
   else if ((leaf_key = EVP_EC_gen ("P-256")) == NULL)
     ssl_error (err, "a key for the agent's side");
   else
@@ -277,6 +349,7 @@ tls_setup (struct inject_set *set, const char *trust_store, agentrt_error_t *err
             h = &t->hosts[t->nhosts];
             h->name = xstrdup (set->creds[i].hosts[k]);
             h->ctx = server_ctx (h->name, leaf_key, ca, ca_key, err);
+            ticket_store_add_host (&t->tickets, h->name);
             t->nhosts++;
             if (h->ctx == NULL)
               r = agentrt_error_wrap (err, "host `%s`", h->name);
@@ -298,6 +371,7 @@ tls_free (struct tls_state *t)
 {
   if (t == NULL)
     return;
+  ticket_store_free (&t->tickets);
   SSL_CTX_free (t->client);
   for (size_t i = 0; i < t->nhosts; i++)
     {
@@ -321,6 +395,8 @@ SSL *
 tls_new_client (struct tls_state *t, const char *host)
 {
   SSL *s = SSL_new (t->client);
+  struct ticket_slot *slot;
+  SSL_SESSION *sess;
 
   if (s == NULL)
     return NULL;
@@ -330,7 +406,31 @@ tls_new_client (struct tls_state *t, const char *host)
       return NULL;
     }
   SSL_set_hostflags (s, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+  /* the verification above stays set: a full handshake (no session, or
+   * one the upstream refused) verifies as without resumption */
+  slot = ticket_store_slot (&t->tickets, host);
+  SSL_set_app_data (s, slot);
+  /* (one no longer resumable is skipped) */
+  while ((sess = ticket_slot_take (&t->tickets, slot, time (NULL))) != NULL
+         && !session_fits (sess, host))
+    SSL_SESSION_free (sess);
+  if (sess && !SSL_set_session (s, sess))
+    {
+      SSL_SESSION_free (sess);
+      SSL_free (s);
+      return NULL;
+    }
+  SSL_SESSION_free (sess); /* s holds its own reference; offered once */
   return s;
+}
+
+void
+tls_upstream_ready (struct tls_state *t, SSL *ssl)
+{
+  /* A resumed TLS 1.2 session may serve again (its ticket, renewed or
+   * not, is not single-use); new sessions came through new_session. */
+  if (SSL_session_reused (ssl) && SSL_version (ssl) < TLS1_3_VERSION)
+    session_put (t, ssl, SSL_get0_session (ssl));
 }
 
 const char *

@@ -3,7 +3,8 @@
  * runtime runs), and in the sidecar the contexts made before lockdown: a
  * certificate per credential host signed by that CA (the agent's side),
  * and the client context that verifies the hosts against the trust store
- * (the upstream side).  Nothing here reads a file after lockdown. */
+ * (the upstream side), which keeps the upstream's sessions in memory to
+ * resume them.  Nothing here reads a file after lockdown. */
 #ifndef AGENTRT_EGRESS_TLS_H
 #define AGENTRT_EGRESS_TLS_H
 
@@ -31,8 +32,13 @@ void tls_free (struct tls_state *t);
 /* A server-side SSL for the agent's connection to host (a credential's),
  * or NULL. */
 SSL *tls_new_server (struct tls_state *t, const char *host);
-/* A client-side SSL to host, verifying its certificate chain and name. */
+/* A client-side SSL to host, verifying its certificate chain and name,
+ * offering the newest session host's upstream gave (ticket_store.h), if
+ * any: a session verified for that very name, used once. */
 SSL *tls_new_client (struct tls_state *t, const char *host);
+/* After ssl's handshake (from tls_new_client): a resumed TLS 1.2 session
+ * is kept for the next connection (TLS 1.3 tickets come on their own). */
+void tls_upstream_ready (struct tls_state *t, SSL *ssl);
 
 /* Why the last handshake of ssl failed, for the audit (static text). */
 const char *tls_failure (SSL *ssl, int ret);

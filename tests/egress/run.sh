@@ -787,23 +787,31 @@ fi
 # proxy trusts (--trust-store), and bad.test with one it does not.  The
 # proxy gets the credential as the runtime's monitor hands it over (a
 # pipe: launch.py --credential); the client holds only the stand-in and
-# the container's CA certificate.
+# the container's CA certificate.  For the upstream's sessions: alt.test
+# is api.test's server (its certificate names both), tls12.test speaks
+# TLS 1.2 at most, flip.test's certificate changes to an untrusted one.
 if command -v openssl >/dev/null && command -v git >/dev/null; then
   C=$T/creds
   mkdir -p "$C"
   newkey=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
   openssl req -x509 "${newkey[@]}" -days 2 -subj /CN=test-root -keyout "$C/root.key" \
     -out "$C/root.pem" 2>/dev/null
-  for name in api git; do
+  for name in api git tls12 flip; do
     openssl req "${newkey[@]}" -subj "/CN=$name.test" -keyout "$C/$name.key" -out "$C/$name.csr" 2>/dev/null
-    printf 'subjectAltName=DNS:%s.test\n' "$name" >"$C/$name.ext"
+    printf 'subjectAltName=DNS:%s.test%s\n' "$name" "$([ $name = api ] && echo ,DNS:alt.test)" \
+      >"$C/$name.ext"
     openssl x509 -req -in "$C/$name.csr" -CA "$C/root.pem" -CAkey "$C/root.key" -CAcreateserial \
       -days 2 -extfile "$C/$name.ext" -out "$C/$name.pem" 2>/dev/null
   done
   openssl req -x509 "${newkey[@]}" -days 2 -subj /CN=bad.test -addext subjectAltName=DNS:bad.test \
     -keyout "$C/bad.key" -out "$C/bad.pem" 2>/dev/null
-  for a in 1.2.3.12 1.2.3.13 1.2.3.14; do ip -n "$SRV" addr add "$a/24" dev "es$SUFFIX"; done
-  printf '1.2.3.12 api.test\n1.2.3.13 git.test\n1.2.3.14 bad.test\n' >>"$T/hosts"
+  openssl req -x509 "${newkey[@]}" -days 2 -subj /CN=flip.test -addext subjectAltName=DNS:flip.test \
+    -keyout "$C/flip-bad.key" -out "$C/flip-bad.pem" 2>/dev/null
+  for a in 1.2.3.12 1.2.3.13 1.2.3.14 1.2.3.15 1.2.3.16; do
+    ip -n "$SRV" addr add "$a/24" dev "es$SUFFIX"
+  done
+  printf '1.2.3.12 api.test alt.test\n1.2.3.13 git.test\n1.2.3.14 bad.test\n' >>"$T/hosts"
+  printf '1.2.3.15 tls12.test\n1.2.3.16 flip.test\n' >>"$T/hosts"
   TOKEN=ghp_real$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
   STANDIN=agentrt-standin-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
   printf '%s\n' "$TOKEN" >"$C/token"
@@ -819,13 +827,19 @@ if command -v openssl >/dev/null && command -v git >/dev/null; then
     ip netns exec "$SRV" python3 "$HERE/git_server.py" 1.2.3.13 443 "$C/repos"
   bg env TLS_CERT="$C/bad.pem" TLS_KEY="$C/bad.key" EXPECT_TOKEN="$TOKEN" \
     ip netns exec "$SRV" python3 "$HERE/server.py" https 1.2.3.14 443
-  "$PROXY" --make-ca api.test,git.test,bad.test --id e2e-cred >"$C/ca.pem"
+  bg env TLS_CERT="$C/tls12.pem" TLS_KEY="$C/tls12.key" TLS_MAX=1.2 \
+    ip netns exec "$SRV" python3 "$HERE/server.py" https 1.2.3.15 443
+  bg env SERVER_NAME=flip TLS_CERT="$C/flip.pem" TLS_KEY="$C/flip.key" \
+    ip netns exec "$SRV" python3 "$HERE/server.py" https 1.2.3.16 443
+  FLIP_PID=$!
+  CRED_HOSTS=api.test,git.test,bad.test,alt.test,tls12.test,flip.test
+  "$PROXY" --make-ca "$CRED_HOSTS" --id e2e-cred >"$C/ca.pem"
   openssl x509 -in "$C/ca.pem" -out "$C/ca-cert.pem"
   wait_for O curl -sf --noproxy '*' --cacert "$C/root.pem" --resolve api.test:443:1.2.3.12 \
     https://api.test/ || echo "# the HTTPS server did not start"
-  ALLOW_NOW='api.test,git.test,bad.test,web.test' PROXY_AUDIT=$T/cred.log \
+  ALLOW_NOW="$CRED_HOSTS,web.test" PROXY_AUDIT=$T/cred.log \
     start_side_proxy e2e-cred 3134 1086 --ca "$C/ca.pem" \
-    --credential "GH:Authorization:$STANDIN:$C/token:api.test,git.test,bad.test" \
+    --credential "GH:Authorization:$STANDIN:$C/token:$CRED_HOSTS" \
     -- --trust-store "$C/root.pem"
   P5=http://127.0.0.1:3134
   # its listeners accept before it is locked down (launch.py made them);
@@ -899,6 +913,51 @@ if command -v openssl >/dev/null && command -v git >/dev/null; then
   done
   expect "credential: the container's CA signs for its hosts, no other name, no address" \
     "api:ok evil:refused ip:refused ip6:refused " "$verdict"
+  # The upstream's sessions (docs/egress.md): the sidecar resumes the next
+  # connection to the same name (the server says whether it resumed: its
+  # own TLS 1.3 tickets, single-use once offered, or its TLS 1.2 session),
+  # never with another name's session (alt.test's first connection is a
+  # full handshake though api.test's server, the same one, would take
+  # api.test's), and an upstream whose certificate turned untrusted after
+  # its session was kept is refused: its new process knows no old ticket,
+  # so the handshake is full and verifies.
+  resumed () { # HOST: "T" or "F" for each of three new connections
+    local i
+    for i in 1 2 3; do
+      A curl -sS -m 5 -x $P5 --cacert "$C/ca-cert.pem" "https://$1/session" 2>&1 \
+        | sed -n 's/^session reused: \(.\).*/\1/p;/^curl:/p'
+    done | tr -d '\n'
+  }
+  # (api.test's first: whatever the refused connections just before left)
+  expect "credential: the next connection to the same host resumes upstream (TLS 1.3)" "TT" \
+    "$(resumed api.test | cut -c2-)"
+  expect "credential: a host never gets another's session, and resumes its own" "FTT" \
+    "$(resumed alt.test)"
+  expect "credential: TLS 1.2 upstream: resumed, and again" "FTT" "$(resumed tls12.test)"
+  expect "credential: control: the upstream before its certificate changes" "hello from flip" \
+    "$(A curl -sS -m 5 -x $P5 --cacert "$C/ca-cert.pem" https://flip.test/ 2>&1)"
+  kill "$FLIP_PID"
+  wait "$FLIP_PID" 2>/dev/null
+  bg env SERVER_NAME=flip TLS_CERT="$C/flip-bad.pem" TLS_KEY="$C/flip-bad.key" \
+    ip netns exec "$SRV" python3 "$HERE/server.py" https 1.2.3.16 443
+  wait_for O curl -sfk --noproxy '*' --resolve flip.test:443:1.2.3.16 https://flip.test/
+  expect "credential: an upstream whose certificate turned untrusted after its session was kept is refused" \
+    "curl: (" "$(A curl -sS -m 5 -x $P5 --cacert "$C/ca-cert.pem" https://flip.test/ 2>&1)"
+  # Toward the agent: the sidecar's side issues TLS 1.3 tickets (each
+  # host its own context and keys), so a client that keeps its session
+  # resumes (curl and most libraries do within one process; here
+  # s_client's saved session); it verified the container's CA for that
+  # name the first time.
+  agent_tls () { # s_client ARGS...: a GET through the proxy; its summary lines
+    printf 'GET /session HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n' \
+      | A openssl s_client -proxy 127.0.0.1:3134 -connect api.test:443 -servername api.test \
+        -CAfile "$C/ca-cert.pem" -verify_return_error -ign_eof "$@" 2>&1 \
+      | grep -E '^(New|Reused), |^session reused' | tr -d '\r' | cut -d, -f1-2 | tr '\n' '|'
+  }
+  expect "credential: control: the agent's first connection is a full handshake" \
+    "New, TLSv1.3|session reused: True|" "$(agent_tls -sess_out "$C/agent.sess")"
+  expect "credential: the agent's side resumes a client's own session" \
+    "Reused, TLSv1.3|session reused: True|" "$(agent_tls -sess_in "$C/agent.sess")"
   sleep 0.3
   expect "credential: the refusals inside the tunnel are recorded" "2 1 1" \
     "$(for r in host-mismatch content-length-with-transfer-encoding agent-tls-handshake-failed; do
@@ -908,7 +967,7 @@ import json, sys
 for l in map(json.loads, open(sys.argv[1])):
     if l["event"] == "inject":
         print("inject", l["credential"], l["host"], l["request"])
-    elif l.get("host") in ("bad.test", "web.test", "other.test"):
+    elif l.get("host") in ("bad.test", "web.test", "other.test", "flip.test"):
         print("egress", l["host"], l["decision"], l["reason"], l.get("standin", "-"))
 PY
 )
@@ -922,6 +981,8 @@ PY
     "egress other.test deny not-allowlisted -" "$out"
   expect "credential: the untrusted upstream is recorded" \
     "egress bad.test deny upstream-certificate-untrusted" "$out"
+  expect "credential: ... and the one whose certificate changed" \
+    "egress flip.test deny upstream-certificate-untrusted" "$out"
   expect "credential: the value is in no audit line" "0" \
     "$(cat "$T"/*.log | grep -c -- "$TOKEN")"
   stop_side_proxy "credentials"

@@ -11,6 +11,9 @@
                       "Bearer $EXPECT_TOKEN", else "got: " and what came
                       (never the real token back: the client must not
                       learn it from the answer)
+      GET /session    "session reused: True" when this connection
+                      resumed a TLS session (else False)
+      $TLS_MAX=1.2    no TLS 1.3
   server.py echo ADDR PORT   TCP echo
   server.py banner ADDR PORT TCP echo that speaks first (an SSH-like
                              banner line), as servers of SSH, SMTP or
@@ -44,6 +47,8 @@ class Handler(BaseHTTPRequestHandler):
             want = "Bearer " + os.environ.get("EXPECT_TOKEN", "-")
             return self.send_body(b"real token received\n" if got == want
                                   else ("got: %s\n" % got).encode())
+        if self.path == "/session":
+            return self.send_body(("session reused: %s\n" % self.connection.session_reused).encode())
         parts = self.path.split("/")
         if len(parts) == 3 and parts[2].isdigit():
             n = int(parts[2])
@@ -124,6 +129,8 @@ def main():
             import ssl
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             ctx.load_cert_chain(os.environ["TLS_CERT"], os.environ["TLS_KEY"])
+            if os.environ.get("TLS_MAX") == "1.2":
+                ctx.maximum_version = ssl.TLSVersion.TLSv1_2
             srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
         srv.serve_forever()
     if kind not in ("echo", "banner"):
