@@ -83,7 +83,7 @@ enum net_maker
 };
 
 /* Who installs the transparent path's routes and nftables rules in the
- * agent's namespace (they allocate: libnftables). */
+ * agent's namespace (runtime/netns_rules.h). */
 enum net_rules
 {
   NET_RULES_NONE,
