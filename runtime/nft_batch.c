@@ -232,12 +232,19 @@ nft_expr_cmp_eq (struct nft_batch *b, uint32_t sreg, const void *data, size_t le
   expr_close (b);
 }
 
-void
-nft_expr_immediate (struct nft_batch *b, uint32_t dreg, const void *data, size_t len)
+/* immediate: its register, then its data (left open) */
+static void
+immediate_open (struct nft_batch *b, uint32_t dreg)
 {
   expr_open (b, "immediate");
   nft_batch_put_be32 (b, NFTA_IMMEDIATE_DREG, dreg);
   nft_batch_nest (b, NFTA_IMMEDIATE_DATA);
+}
+
+void
+nft_expr_immediate (struct nft_batch *b, uint32_t dreg, const void *data, size_t len)
+{
+  immediate_open (b, dreg);
   nft_batch_put (b, NFTA_DATA_VALUE, data, len);
   nft_batch_nest_end (b);
   expr_close (b);
@@ -246,9 +253,7 @@ nft_expr_immediate (struct nft_batch *b, uint32_t dreg, const void *data, size_t
 void
 nft_expr_verdict (struct nft_batch *b, int32_t verdict)
 {
-  expr_open (b, "immediate");
-  nft_batch_put_be32 (b, NFTA_IMMEDIATE_DREG, NFT_REG_VERDICT);
-  nft_batch_nest (b, NFTA_IMMEDIATE_DATA);
+  immediate_open (b, NFT_REG_VERDICT);
   nft_batch_nest (b, NFTA_DATA_VERDICT);
   nft_batch_put_be32 (b, NFTA_VERDICT_CODE, (uint32_t) verdict);
   nft_batch_nest_end (b);
