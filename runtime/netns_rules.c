@@ -264,7 +264,8 @@ load_rules (struct child_error *cerr)
   r = send_batch (buf, (size_t) len, seq, seq + NETNS_RULES_MESSAGES, &error, &error_seq);
   if (r < 0)
     return child_error (cerr, -r, "transparent egress: nftables rules in the "
-                        "agent's network namespace: the kernel's answer (" NEEDS ")");
+                        "agent's network namespace: sending them on a netfilter "
+                        "netlink socket (" NEEDS ")");
   if (error == 0)
     return 0;
   /* the batch as a whole (its commit) is acknowledged with its begin's number */

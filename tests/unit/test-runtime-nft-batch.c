@@ -66,7 +66,7 @@ static void
 test_misuse_fails_the_batch (void)
 {
   unsigned char buf[1024];
-  static unsigned char big[100000];
+  static unsigned char big[100000], data[65536];
   struct nft_batch b;
   int i;
 
@@ -105,14 +105,14 @@ test_misuse_fails_the_batch (void)
   /* an attribute longer than nla_len can say */
   nft_batch_init (&b, big, sizeof big, 1);
   nft_batch_msg (&b, NFT_MSG_NEWTABLE, 1, 0);
-  nft_batch_put (&b, NFTA_TABLE_USERDATA, big + 4096, 65532);
+  nft_batch_put (&b, NFTA_TABLE_USERDATA, data, 65532);
   CHECK (nft_batch_finish (&b) == -EINVAL);
   /* a nest that outgrows it */
   nft_batch_init (&b, big, sizeof big, 1);
   nft_batch_msg (&b, NFT_MSG_NEWTABLE, 1, 0);
   nft_batch_nest (&b, NFTA_TABLE_USERDATA);
-  nft_batch_put (&b, 1, big + 4096, 40000);
-  nft_batch_put (&b, 1, big + 4096, 40000);
+  nft_batch_put (&b, 1, data, 40000);
+  nft_batch_put (&b, 1, data, 40000);
   nft_batch_nest_end (&b);
   CHECK (nft_batch_finish (&b) == -EINVAL);
 }
