@@ -8,9 +8,7 @@
 #   hack/deps.sh [build] [try] [deb] [man]   (default: build try)
 #
 # DEPS_BUILD   configure and make (autogen.sh needs autoconf, automake, libtool;
-#              libnftables-dev: the header of what agentrt loads at run time
-#              for the transparent egress path, with libnftables1; libssl-dev:
-#              the sidecar's TLS for injected credentials)
+#              libssl-dev: the sidecar's TLS for injected credentials)
 # DEPS_TRY     hack/try.sh and its --demo: the busybox root, jq for the
 #              bundle and the summary, ip for the demo's network namespaces,
 #              python3 for its docker.sock
@@ -24,7 +22,7 @@
 DEPS_BUILD=(
   build-essential autoconf automake libtool pkg-config git
   libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
-  libnftables-dev libssl-dev
+  libssl-dev
 )
 DEPS_TRY=(busybox-static jq iproute2 python3)
 DEPS_DEB=(debhelper dpkg-dev fakeroot lintian)

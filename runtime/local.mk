@@ -53,6 +53,7 @@ libruntime_a_SOURCES = \
 	runtime/namespaces.c runtime/namespaces.h \
 	runtime/netns.c runtime/netns.h \
 	runtime/netns_rules.c runtime/netns_rules.h \
+	runtime/nft_batch.c runtime/nft_batch.h \
 	runtime/path_resolve.c runtime/path_resolve.h \
 	runtime/pidns.c runtime/pidns.h \
 	runtime/proc_util.c runtime/proc_util.h \
@@ -89,7 +90,7 @@ BUILT_SOURCES = runtime/exec_stub_image.c
 CLEANFILES = runtime/exec_stub_image.c
 
 libruntime_a_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CAP_CFLAGS) \
-	$(SELINUX_CFLAGS) $(SYSTEMD_CFLAGS) $(NFTABLES_CFLAGS)
+	$(SELINUX_CFLAGS) $(SYSTEMD_CFLAGS)
 
 bin_PROGRAMS += agentrt
 agentrt_SOURCES = runtime/main.c
@@ -105,7 +106,8 @@ runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
 	tests/unit/test-runtime-sync tests/unit/test-runtime-mempolicy \
 	tests/unit/test-runtime-audit tests/unit/test-runtime-hint \
 	tests/unit/test-runtime-audit-summary tests/unit/test-runtime-idmap \
-	tests/unit/test-runtime-idrange tests/unit/test-runtime-credential-read
+	tests/unit/test-runtime-idrange tests/unit/test-runtime-credential-read \
+	tests/unit/test-runtime-nft-batch
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -114,6 +116,8 @@ tests_unit_test_runtime_plan_SOURCES = tests/unit/test-runtime-plan.c
 tests_unit_test_runtime_plan_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_sync_SOURCES = tests/unit/test-runtime-sync.c
 tests_unit_test_runtime_sync_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_nft_batch_SOURCES = tests/unit/test-runtime-nft-batch.c
+tests_unit_test_runtime_nft_batch_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_mempolicy_SOURCES = tests/unit/test-runtime-mempolicy.c
 tests_unit_test_runtime_mempolicy_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_audit_SOURCES = tests/unit/test-runtime-audit.c

@@ -282,7 +282,6 @@ enter_init_netns (const struct monitor *m, int pidfd)
 static int
 bring_up (struct monitor *m, struct child_error *cerr)
 {
-  cleanup_error agentrt_error_t err = NULL;
   const struct net_plan *net = &m->req->net;
 
   if (netns_loopback_up (cerr) < 0)
@@ -291,13 +290,8 @@ bring_up (struct monitor *m, struct child_error *cerr)
     return 0;
   if (netns_egress_sockets (net->transparent, m->egress.sock, cerr) < 0)
     return -1;
-  if (net->rules == NET_RULES_MONITOR && netns_rules_install (&err) < 0)
-    {
-      /* the message as it is (its errno text included) */
-      cerr->status = err->status;
-      snprintf (cerr->msg, sizeof cerr->msg, "%s", err->msg);
-      return -1;
-    }
+  if (net->rules == NET_RULES_MONITOR && netns_rules_install (cerr) < 0)
+    return -1;
   return 0;
 }
 

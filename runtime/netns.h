@@ -2,7 +2,7 @@
  * clone and exec, or the monitor): `lo` brought up, the default routes of
  * the transparent path (netlink), and the egress sidecar's sockets bound
  * inside it.  Nothing here allocates.  The nftables rules that go with the
- * routes allocate: netns_rules.h. */
+ * routes: netns_rules.h. */
 #ifndef AGENTRT_NETNS_H
 #define AGENTRT_NETNS_H
 

@@ -5,27 +5,36 @@
  * and every other packet that would leave lo is dropped, so that a UDP or
  * ICMP send fails at once (EPERM) and a stray TCP one is reset.  Set by
  * the namespace's maker before the agent runs; the agent, without
- * CAP_NET_ADMIN, cannot change them.  libnftables allocates: only the
- * monitor and the runtime call this, never the init between clone and
- * exec.  libnftables is loaded on demand (dlopen), in a short-lived child
- * of the caller's: linked, every command would pay for loading it and its
- * five libraries, and the monitor would keep them mapped. */
+ * CAP_NET_ADMIN, cannot change them.  The rules go to the kernel as one
+ * nfnetlink batch built here (nft_batch.h), on the stack: nothing
+ * allocates, no library is loaded. */
 #ifndef AGENTRT_NETNS_RULES_H
 #define AGENTRT_NETNS_RULES_H
 
-#include "common/error.h"
+#include <stddef.h>
+#include <stdint.h>
 
-/* The ruleset, as nft(8) reads it (for docs, tests and errors). */
-extern const char netns_rules_ruleset[];
+#include "common/error.h"
+#include "runtime/child_error.h"
+
+/* Messages in the batch between its begin and its end. */
+#define NETNS_RULES_MESSAGES 12
+
+/* The batch (netns_rules.c shows it as nft(8) would read it) in buf,
+ * numbered from seq (its NFNL_MSG_BATCH_BEGIN); what[i] names message
+ * seq + 1 + i for errors.  Its length, or -ENOSPC when cap is too small. */
+long netns_rules_batch (void *buf, size_t cap, uint32_t seq,
+                        const char *what[NETNS_RULES_MESSAGES]);
 
 /* Default routes and the rules in the caller's network namespace.  A
  * kernel without nftables NAT and REDIRECT fails with an error naming
  * them and the policy's way out (egress.transparent false). */
-int netns_rules_install (agentrt_error_t *err);
+int netns_rules_install (struct child_error *cerr);
 
-/* The same in the namespace netns_fd, entered through the user namespace
- * that owns it when that is not the caller's (a runtime that is not root,
- * a container with a user namespace); the caller's own are kept. */
+/* The same in the namespace netns_fd, by a short-lived child that enters
+ * it through the user namespace that owns it when that is not the
+ * caller's (a runtime that is not root, a container with a user
+ * namespace); the caller's own are kept. */
 int netns_rules_install_in (int netns_fd, agentrt_error_t *err);
 
 #endif

@@ -21,8 +21,8 @@ VM_TESTS_DIR=$AGENTRT_TOP/tests/vm
 : "${AGENTRT_VM_MIRROR:=http://deb.debian.org/debian}"
 : "${AGENTRT_VM_SUITE:=$( (. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}") || true)}"
 # Bump when the image's content changes: a new name makes a new image.
-VM_IMAGE_LAYOUT=2
-VM_IMAGE_PACKAGES=systemd,systemd-sysv,libyajl2,libseccomp2,libcap2,libselinux1,libnftables1
+VM_IMAGE_LAYOUT=3
+VM_IMAGE_PACKAGES=systemd,systemd-sysv,libyajl2,libseccomp2,libcap2,libselinux1
 
 # The kernel modules the guests load (dependencies are added in order).
 VM_MODULES_V2=(overlay)
@@ -189,7 +189,7 @@ _config_template ()
 # tests in /opt/agentrt/tests and the kernel modules.
 vm_stage_tree ()
 {
-  local s=$1 agentrt=$2 egress=$3 applet nft
+  local s=$1 agentrt=$2 egress=$3 applet
   mkdir -p "$s"/{bin,sbin,etc,proc,sys,dev,run,tmp,root,lib/modules/agentrt} || return 1
   cp "$BUSYBOX" "$s/bin/busybox" || return 1
   for applet in $("$BUSYBOX" --list); do
@@ -197,10 +197,6 @@ vm_stage_tree ()
   done
   install -m 0755 "$VM_HACK_DIR/init" "$s/init" || return 1
   _copy_with_libs "$s" "$(command -v bash):/usr/bin/bash" "$agentrt:/opt/agentrt/bin/agentrt" "$egress:/opt/agentrt/bin/agentrt-egress" || return 1
-  # loaded with dlopen (ldd does not list it): the transparent egress rules
-  nft=$(ldconfig -p | awk '$1 == "libnftables.so.1" && /x86-64/ { print $NF; exit }')
-  [[ -n $nft ]] || { vm_log "no libnftables.so.1 here (package libnftables1)"; return 1; }
-  _copy_with_libs "$s" "$nft:$nft" || return 1
   ln -s /usr/bin/bash "$s/bin/bash"
   cc -static -O2 -Wall -o "$s/opt/agentrt/bin/no-clone3" "$VM_TESTS_DIR/no-clone3.c" || return 1
   # busybox again, for the systemd guest (its tools come after Debian's).

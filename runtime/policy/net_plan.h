@@ -83,13 +83,12 @@ enum net_maker
 };
 
 /* Who installs the transparent path's routes and nftables rules in the
- * agent's namespace (they allocate: libnftables). */
+ * agent's namespace (runtime/netns_rules.h). */
 enum net_rules
 {
   NET_RULES_NONE,
   NET_RULES_MONITOR, /* the monitor, the namespace's maker, while in it */
-  NET_RULES_RUNTIME, /* create, entering the namespace the init made (the
-                        init must not allocate between clone and exec) */
+  NET_RULES_RUNTIME, /* create, entering the namespace the init made */
 };
 
 struct net_plan

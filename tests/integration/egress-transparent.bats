@@ -47,6 +47,42 @@ CURL=/host/usr/bin/curl
 # what a program that ignores proxy variables sees: none
 NOPROXY='unset HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY http_proxy https_proxy all_proxy no_proxy'
 
+# The rules the agent's namespace must hold, as nft(8) reads them
+# (docs/egress.md, The runtime's half; agentrt sends them as its own
+# nfnetlink batch, runtime/netns_rules.c).
+T_RULESET='table inet agentrt {
+  chain intercept {
+    type nat hook output priority -100; policy accept;
+    meta l4proto tcp th dport 53 redirect to :53
+    meta l4proto udp th dport 53 redirect to :53
+    ip daddr 127.0.0.0/8 return
+    ip6 daddr ::1 return
+    meta l4proto tcp redirect to :15001
+  }
+  chain confine {
+    type filter hook output priority 0; policy accept;
+    ip daddr 127.0.0.0/8 accept
+    ip6 daddr ::1 accept
+    meta l4proto tcp reject with tcp reset
+    drop
+  }
+}'
+
+# check_ruleset PID: PID's network namespace holds T_RULESET and nothing
+# else: its `nft list ruleset` is what nft lists for T_RULESET loaded by
+# nft itself into a scratch namespace (same text, same expressions).
+check_ruleset ()
+{
+  local ns=agentrt-nftcmp-$$ want got
+  ip netns add "$ns" || fail "ip netns add $ns"
+  cleanup_add "ip netns del $ns"
+  ip netns exec "$ns" nft -f - <<<"$T_RULESET" || fail "nft -f: the test's ruleset"
+  want=$(ip netns exec "$ns" nft --debug=netlink list ruleset 2>&1 | sed 's/^\(inet agentrt [a-z]*\) .*/\1/')
+  got=$(nsenter --net="/proc/$1/ns/net" nft --debug=netlink list ruleset 2>&1 | sed 's/^\(inet agentrt [a-z]*\) .*/\1/')
+  [[ $want == *"redirect to :15001"* && $got == "$want" ]] \
+    || fail "the container's rules differ from nft's: $(diff <(echo "$want") <(echo "$got"))"
+}
+
 # dns_questions: the questions the test's DNS server got so far.
 dns_questions ()
 {
@@ -292,18 +328,20 @@ open(sys.argv[2], "wb").write(struct.pack(">H", len(q)) + q)' "$1" "$2"
   has_line "hello from web"
   audit_events create | jq -e '.directives.network | .transparent and .rules == "monitor"' >/dev/null \
     || fail "$(audit_events create)"
-  # the rules, seen from outside
-  if command -v nft >/dev/null; then
-    run nsenter --net="/proc/$(ct_pid "$CT_ID")/ns/net" nft list table inet agentrt
-    check_status 0
-    [[ $output == *"redirect to :15001"* && $output == *"redirect to :53"* ]] || fail "$output"
-  fi
   # the sidecar got every socket
   local cmd
   cmd=$(tr '\0' ' ' <"/proc/$(egress_sidecar_pid)/cmdline")
   for o in --transparent-fd --transparent6-fd --dns-udp-fd --dns-tcp-fd --dns-udp6-fd --dns-tcp6-fd; do
     [[ $cmd == *" $o "* ]] || fail "no $o: $cmd"
   done
+}
+
+@test "transparent: the rules the monitor installs are the ruleset, as nft itself loads it" {
+  requires nft
+  start_ct
+  audit_events create | jq -e '.directives.network.rules == "monitor"' >/dev/null \
+    || fail "$(audit_events create)"
+  check_ruleset "$(ct_pid "$CT_ID")"
 }
 
 @test "transparent: a privileged bundle (every capability, CAP_NET_ADMIN too) cannot change its routes or rules either" {
@@ -416,6 +454,10 @@ open(sys.argv[2], "wb").write(struct.pack(">H", len(q)) + q)' "$1" "$2"
   has_line "ATTACK-BLOCKED sendto: Operation not permitted"
   audit_events create | jq -e '.directives.network | .userNamespace and .maker == "init"
       and .transparent and .rules == "runtime"' >/dev/null || fail "$(audit_events create)"
+  # the runtime's child, through the user namespace, installed the same
+  if command -v nft >/dev/null; then
+    check_ruleset "$(ct_pid "$CT_ID")"
+  fi
 }
 
 @test "transparent: a container without resolv.conf asks the stub all the same, and its image gets none" {

@@ -304,7 +304,7 @@ requires ()
         local h=${r#hook_}
         runtime_features | jq -e --arg h "$h" '.hooks // [] | index($h)' >/dev/null \
           || skip "requires $h hooks (not in '$(runtime_name) features')" ;;
-      python3|cc|ip|unshare|nsenter|setarch|mkfifo)
+      python3|cc|ip|unshare|nsenter|setarch|mkfifo|nft)
         command -v "$r" >/dev/null || skip "requires $r on the host" ;;
       *)
         fail "requires: unknown requirement '$r'" ;;
