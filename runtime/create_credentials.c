@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,31 +13,56 @@
 #include <linux/mount.h>
 
 #include "common/cleanup.h"
+#include "common/io.h"
 #include "common/xalloc.h"
 #include "runtime/create_ctx.h"
 #include "runtime/credential_read.h"
+#include "runtime/path_resolve.h"
 
-/* The image's (or the engine's) CA bundle, Debian's path. */
-#define IMAGE_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+/* Where images keep the CA bundle that programs read when no variable
+ * names one: Debian, Ubuntu, Alpine and Arch; Fedora, RHEL and CentOS
+ * (the first a symlink to the second there); openSUSE; OpenSSL's default
+ * file (Alpine's and others' symlink). */
+static const char *const image_bundles[] = {
+  "/etc/ssl/certs/ca-certificates.crt",
+  "/etc/pki/tls/certs/ca-bundle.crt",
+  "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+  "/etc/ssl/ca-bundle.pem",
+  "/etc/ssl/cert.pem",
+  NULL,
+};
 #define IMAGE_BUNDLE_MAX (8 * 1024 * 1024)
 
-static char *
-read_bundle (int fd, size_t *len)
+/* Whether path's last component is a symlink in the image: bound over,
+ * the mount would land on its target, which is in the list itself. */
+static bool
+image_symlink (struct create_ctx *ctx, const char *path)
 {
-  size_t cap = 1 << 16;
-  char *buf = xmalloc (cap);
-  ssize_t n;
+  cleanup_close int fd = path_open_in_root (ctx->plan.rootfd, path, O_PATH | O_NOFOLLOW);
+  struct stat st;
 
+  return fd >= 0 && fstat (fd, &st) == 0 && S_ISLNK (st.st_mode);
+}
+
+/* The CAs of the first bundle the container has (*image NULL for none),
+ * and which of image_bundles it has as files of their own (found[i]). */
+static int
+read_image_bundles (struct create_ctx *ctx, char **image, size_t *len, bool *found,
+                    agentrt_error_t *err)
+{
+  *image = NULL;
   *len = 0;
-  while ((n = read (fd, buf + *len, cap - *len)) > 0 || (n < 0 && errno == EINTR))
+  for (size_t i = 0; image_bundles[i]; i++)
     {
-      *len += n > 0 ? (size_t) n : 0;
-      if (*len == cap && cap < IMAGE_BUNDLE_MAX)
-        buf = xrealloc (buf, cap *= 2);
-      else if (*len == cap)
-        break;
+      cleanup_close int fd = create_open_container_file (ctx, image_bundles[i]);
+      found[i] = fd >= 0 && !image_symlink (ctx, image_bundles[i]);
+      if (fd < 0 || *image)
+        continue;
+      if (io_read_all (fd, IMAGE_BUNDLE_MAX, image, len) < 0)
+        return agentrt_error (err, errno, "the agent's CA bundle: read the image's `%s`%s",
+                              image_bundles[i], errno == EFBIG ? " (over 8 MiB)" : "");
     }
-  return buf;
+  return 0;
 }
 
 static int
@@ -57,7 +83,7 @@ create_credentials (struct create_ctx *ctx, agentrt_error_t *err)
   static const char name[] = "ca-bundle.pem";
   const struct harden_directives *d = &ctx->hardening.result.directives;
   cleanup_free char *ca_cert = NULL, *image = NULL, *text = NULL;
-  cleanup_close int fd = -1;
+  bool found[sizeof image_bundles / sizeof *image_bundles] = { false };
   size_t len = 0;
 
   if (!ctx->hardening.enforced || d->n_credentials == 0)
@@ -68,9 +94,8 @@ create_credentials (struct create_ctx *ctx, agentrt_error_t *err)
   if (credential_message (&ctx->hardening.policy, d, ctx->req->id, &ctx->inject_msg,
                           &ctx->inject_len, &ca_cert, err) < 0)
     return -1;
-  fd = create_open_container_file (ctx, IMAGE_CA_BUNDLE);
-  if (fd >= 0)
-    image = read_bundle (fd, &len);
+  if (read_image_bundles (ctx, &image, &len, found, err) < 0)
+    return -1;
   text = xasprintf ("%.*s%s%s", (int) len, image ? image : "",
                     len && image[len - 1] != '\n' ? "\n" : "", ca_cert);
   if (state_dir_write (&ctx->rb.dir, name, text, strlen (text), err) < 0)
@@ -81,5 +106,8 @@ create_credentials (struct create_ctx *ctx, agentrt_error_t *err)
   if (bind_bundle (ctx, name, HARDEN_CA_BUNDLE, err) < 0)
     return -1;
   /* Programs that read the image's bundle and no variable trust it too. */
-  return fd >= 0 ? bind_bundle (ctx, name, IMAGE_CA_BUNDLE, err) : 0;
+  for (size_t i = 0; image_bundles[i]; i++)
+    if (found[i] && bind_bundle (ctx, name, image_bundles[i], err) < 0)
+      return -1;
+  return 0;
 }

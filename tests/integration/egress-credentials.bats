@@ -143,6 +143,32 @@ ct_pids ()
   ! grep -q -- "$CRED_TOKEN" "$AUDIT_DIR"/*.jsonl || fail "the value is in the audit trail"
 }
 
+@test "credentials: the image's bundle at any usual path trusts the CA too; a device node there is never read" {
+  # Fedora's two paths (one a file, one the symlink OpenSSL's default is
+  # there), and at Debian's path a node of the host's /dev/urandom: read by
+  # the runtime, its bytes would be the agent's bundle
+  local pki=$ROOTFS/etc/pki
+  mkdir -p "$pki/tls/certs" "$pki/ca-trust/extracted/pem" "$ROOTFS/etc/ssl/certs"
+  printf 'IMAGE-CA-MARKER\n' >"$pki/ca-trust/extracted/pem/tls-ca-bundle.pem"
+  ln -s ../../ca-trust/extracted/pem/tls-ca-bundle.pem "$pki/tls/certs/ca-bundle.crt"
+  printf 'SUSE-CA-MARKER\n' >"$ROOTFS/etc/ssl/ca-bundle.pem"
+  mknod "$ROOTFS/etc/ssl/certs/ca-certificates.crt" c 1 9
+  add_annotation run.agentrt.credentials GH
+  run_ct sh -c 'b=/run/agentrt/ca-bundle.pem
+    for f in /etc/pki/tls/certs/ca-bundle.crt /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem \
+      /etc/ssl/ca-bundle.pem; do cmp -s "$f" "$b" && echo "same: $f"; done
+    echo "node: $(stat -c %F /etc/ssl/certs/ca-certificates.crt)"
+    echo "junk: $(grep -cv -e "^-----" -e "^[A-Za-z0-9+/=]*\$" -e "^IMAGE-CA-MARKER\$" "$b")"
+    grep -c "BEGIN CERTIFICATE" "$b" | sed "s/^/certs: /"'
+  check_status 0
+  has_line "same: /etc/pki/tls/certs/ca-bundle.crt"
+  has_line "same: /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"
+  has_line "same: /etc/ssl/ca-bundle.pem"
+  has_line "node: character special file"
+  has_line "junk: 0"
+  has_line "certs: 1"
+}
+
 @test "credentials: on the transparent path too (a client that ignores the proxy variables)" {
   add_annotation run.agentrt.credentials GH
   run_ct sh -c "unset HTTP_PROXY HTTPS_PROXY ALL_PROXY http_proxy https_proxy all_proxy
