@@ -122,31 +122,6 @@ create_prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_
   return create_save (ctx, err);
 }
 
-/* The file the O_PATH fd names, opened for reading if it is a regular
- * file; -1 (EINVAL) for anything else, which is never opened: the image
- * is the container's, and a device node there (a disk, a watchdog) opened
- * by the runtime, root on the host, would act on or read the host's
- * device. */
-static int
-reopen_regular (int pathfd)
-{
-  cleanup_close int fd = pathfd;
-  struct stat st;
-  char proc[64];
-
-  if (fd < 0)
-    return -1;
-  if (fstat (fd, &st) < 0)
-    return -1;
-  if (!S_ISREG (st.st_mode))
-    {
-      errno = EINVAL;
-      return -1;
-    }
-  snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
-  return open (proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-}
-
 int
 create_open_container_file (struct create_ctx *ctx, const char *path)
 {
@@ -156,9 +131,9 @@ create_open_container_file (struct create_ctx *ctx, const char *path)
     {
       const struct oci_mount *m = &ctx->config->mounts[i];
       if (strcmp (m->destination, path) == 0 && m->source && m->source[0] == '/')
-        return reopen_regular (open (m->source, O_PATH | O_CLOEXEC));
+        return path_reopen_regular (open (m->source, O_PATH | O_CLOEXEC));
     }
-  return reopen_regular (path_open_in_root (ctx->plan.rootfd, path, O_PATH));
+  return path_open_regular_in_root (ctx->plan.rootfd, path);
 }
 
 /* The original's first bytes (what agent_resolv keeps is in them). */

@@ -30,6 +30,34 @@ path_open_in_root_nofollow (int rootfd, const char *path, int flags)
                             | RESOLVE_NO_MAGICLINKS);
 }
 
+int
+path_reopen_regular (int pathfd)
+{
+  struct stat st;
+  char proc[32];
+  int fd = -EINVAL;
+
+  if (pathfd < 0)
+    return pathfd;
+  if (fstat (pathfd, &st) < 0)
+    fd = -errno;
+  else if (S_ISREG (st.st_mode))
+    {
+      snprintf (proc, sizeof proc, "/proc/self/fd/%d", pathfd);
+      fd = open (proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+      if (fd < 0)
+        fd = -errno;
+    }
+  close (pathfd);
+  return fd;
+}
+
+int
+path_open_regular_in_root (int rootfd, const char *path)
+{
+  return path_reopen_regular (path_open_in_root (rootfd, path, O_PATH));
+}
+
 static int
 create_final (int parentfd, const char *name, enum path_kind kind)
 {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/io.h"
 #include "common/xalloc.h"
 #include "runtime/id_list.h"
 #include "runtime/path_resolve.h"
@@ -149,27 +150,27 @@ env_has (char **envp, size_t n, const char *name)
   return false;
 }
 
+/* An image's /etc/passwd larger than this is not read (HOME is then "/"). */
+#define PASSWD_MAX (4 * 1024 * 1024)
+
 char *
 process_default_home (int rootfd, uid_t uid)
 {
-  cleanup_file FILE *f = NULL;
-  cleanup_free char *line = NULL;
-  size_t cap = 0;
-  int fd;
+  cleanup_close int fd = rootfd < 0 ? -1 : path_open_regular_in_root (rootfd, "/etc/passwd");
+  cleanup_free char *text = NULL;
+  size_t len;
+  char *line, *next;
 
-  if (rootfd < 0)
+  if (fd < 0 || io_read_all (fd, PASSWD_MAX, &text, &len) < 0)
     return xstrdup ("/");
-  fd = path_open_in_root (rootfd, "/etc/passwd", O_RDONLY);
-  if (fd < 0 || (f = fdopen (fd, "r")) == NULL)
+  for (line = text; line != NULL; line = next)
     {
-      if (fd >= 0)
-        close (fd);
-      return xstrdup ("/");
-    }
-  while (getline (&line, &cap, f) > 0)
-    {
-      char *fields[7], *save = NULL, *tok = line;
+      char *fields[7], *tok = line;
       int n = 0;
+
+      next = strchr (line, '\n');
+      if (next)
+        *next++ = '\0';
       for (; n < 7; n++)
         {
           fields[n] = tok;
@@ -178,13 +179,9 @@ process_default_home (int rootfd, uid_t uid)
             break;
           *tok++ = '\0';
         }
-      (void) save;
-      if (n >= 5 && (uid_t) strtoul (fields[2], NULL, 10) == uid
-          && fields[2][0] != '\0')
-        {
-          fields[5][strcspn (fields[5], "\n")] = '\0';
-          return xstrdup (fields[5][0] ? fields[5] : "/");
-        }
+      if (n >= 5 && fields[2][0] != '\0'
+          && (uid_t) strtoul (fields[2], NULL, 10) == uid)
+        return xstrdup (fields[5][0] ? fields[5] : "/");
     }
   return xstrdup ("/");
 }

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "runtime/path_resolve.h"
+#include "runtime/process_setup.h"
 #include "tests/unit/unit.h"
 
 static char root[256];
@@ -178,6 +180,75 @@ test_ensure_refuses_loops (void)
     close (fd);
 }
 
+/* Only a regular file is opened for reading: a FIFO (it would block), a
+ * directory, a device node (one of the host's, acted on by root) are not,
+ * wherever a symlink leads. */
+static void
+test_regular_only (void)
+{
+  char path[PATH_MAX];
+  struct stat st;
+  int fd;
+
+  fd = path_open_regular_in_root (rootfd, "/etc/passwd");
+  CHECK (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
+         && (fcntl (fd, F_GETFL) & O_ACCMODE) == O_RDONLY);
+  if (fd >= 0)
+    close (fd);
+  /* through an absolute symlink, kept inside */
+  fd = path_open_regular_in_root (rootfd, "/abs-etc/passwd");
+  CHECK (fd >= 0 && inside_root (fd));
+  if (fd >= 0)
+    close (fd);
+  snprintf (path, sizeof path, "%s/fifo", root);
+  CHECK (mkfifo (path, 0644) == 0);
+  CHECK (path_open_regular_in_root (rootfd, "/fifo") == -EINVAL);
+  make_link ("/fifo", "to-fifo");
+  CHECK (path_open_regular_in_root (rootfd, "/to-fifo") == -EINVAL);
+  CHECK (path_open_regular_in_root (rootfd, "/etc") == -EINVAL);
+  CHECK (path_open_regular_in_root (rootfd, "/missing") == -ENOENT);
+  CHECK (path_open_regular_in_root (rootfd, "/out/secret") == -ENOENT);
+  /* a node of the host's /dev/zero (as root only) */
+  snprintf (path, sizeof path, "%s/zero", root);
+  if (mknod (path, S_IFCHR | 0666, makedev (1, 5)) == 0)
+    CHECK (path_open_regular_in_root (rootfd, "/zero") == -EINVAL);
+  CHECK (path_reopen_regular (-EBADF) == -EBADF);
+}
+
+/* HOME from the image's /etc/passwd; one that is a FIFO or a directory
+ * gives "/" at once (the create would have waited for a writer). */
+static void
+test_default_home (void)
+{
+  char path[PATH_MAX], *home;
+  FILE *f;
+
+  snprintf (path, sizeof path, "%s/etc/passwd", root);
+  f = fopen (path, "w");
+  CHECK (f != NULL);
+  if (f == NULL)
+    return;
+  fputs ("root:x:0:0:root:/root:/bin/sh\nbad line\n:x::0::/nowhere:\n"
+         "agent:x:1000:1000::/home/agent:/bin/sh\nnohome:x:1001:1::", f);
+  fclose (f);
+  home = process_default_home (rootfd, 1000);
+  CHECK_STR_EQ (home, "/home/agent");
+  free (home);
+  home = process_default_home (rootfd, 0);
+  CHECK_STR_EQ (home, "/root");
+  free (home);
+  home = process_default_home (rootfd, 1001);
+  CHECK_STR_EQ (home, "/");
+  free (home);
+  home = process_default_home (rootfd, 4242);
+  CHECK_STR_EQ (home, "/");
+  free (home);
+  CHECK (unlink (path) == 0 && mkfifo (path, 0644) == 0);
+  home = process_default_home (rootfd, 0);
+  CHECK_STR_EQ (home, "/");
+  free (home);
+}
+
 int
 main (void)
 {
@@ -203,6 +274,8 @@ main (void)
   RUN_TEST (test_ensure_creates_inside);
   RUN_TEST (test_ensure_follows_dangling_symlink_inside);
   RUN_TEST (test_ensure_refuses_loops);
+  RUN_TEST (test_regular_only);
+  RUN_TEST (test_default_home);
   close (rootfd);
   teardown ();
   return UNIT_EXIT ();
