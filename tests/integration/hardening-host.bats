@@ -286,3 +286,17 @@ open_below ()
   runtime kill "$CT_ID-racer1" KILL
   runtime kill "$CT_ID-racer2" KILL
 }
+
+@test "hardening: an image's /etc/passwd that is a FIFO and resolv.conf that is a device node: create neither waits for nor opens them" {
+  # the runtime, root on the host, reads both from the image before the
+  # container starts (HOME, the agent's resolv.conf): opened, the FIFO
+  # would hang create and the node would be the host's /dev/urandom
+  rm -f "$ROOTFS/etc/passwd" "$ROOTFS/etc/resolv.conf"
+  mkfifo "$ROOTFS/etc/passwd"
+  mknod "$ROOTFS/etc/resolv.conf" c 1 9
+  update_config '.process.env |= map(select(startswith("HOME=") | not))'
+  RUNTIME_TIMEOUT=30 run_ct sh -c 'echo "home=$HOME"; echo "resolv: $(stat -c %F /etc/resolv.conf)"'
+  check_status 0
+  has_line "home=/"
+  has_line "resolv: character special file"
+}
