@@ -104,7 +104,7 @@ dns_questions ()
   has_line "unlisted: curl: (6) Could not resolve host: dns-other.test"
   [[ $output == *"nameless: curl: (56) Recv failure: Connection reset by peer"* ]] || fail "$output"
   [[ $output != *"hello from other"* ]] || fail "$output"
-  audit_events create | jq -e '.directives.network | .transparent and .rules == "runtime"' >/dev/null \
+  audit_events create | jq -e '.directives.network | .transparent and .rules == "init"' >/dev/null \
     || fail "$(audit_events create)"
   local events
   events=$(egress_events)
@@ -425,7 +425,7 @@ open(sys.argv[2], "wb").write(struct.pack(">H", len(q)) + q)' "$1" "$2"
     >/dev/null || fail "$(audit_events create)"
 }
 
-@test "transparent: in a user namespace (the init makes the agent's namespace, the runtime installs the rules)" {
+@test "transparent: in a user namespace (the init makes the agent's namespace and installs the rules)" {
   requires userns
   open_bundle_path
   # an image of the mapped range, as engines unpack one for it: copied
@@ -450,8 +450,8 @@ open(sys.argv[2], "wb").write(struct.pack(">H", len(q)) + q)' "$1" "$2"
   has_line unlisted=1
   has_line "ATTACK-BLOCKED sendto: Operation not permitted"
   audit_events create | jq -e '.directives.network | .userNamespace and .maker == "init"
-      and .transparent and .rules == "runtime"' >/dev/null || fail "$(audit_events create)"
-  # the runtime's child, through the user namespace, installed the same
+      and .transparent and .rules == "init"' >/dev/null || fail "$(audit_events create)"
+  # the init, in the user namespace, installed the same
   if command -v nft >/dev/null; then
     check_ruleset "$(ct_pid "$CT_ID")"
   fi

@@ -380,7 +380,7 @@ lifetime_case ()
     "nft_chain_nat, nft_redir" "egress.transparent false keeps proxy-only egress"
 }
 
-@test "fault: the same when the runtime installs them (run in the foreground); egress.transparent false does without them" {
+@test "fault: the same when the init installs them (run in the foreground); egress.transparent false does without them" {
   fault_setup hardened
   set_cmd true
   AGENTRT_FAULT_FAIL=netns:nft-rules rt run --bundle "$BUNDLE" "$CT_ID"
