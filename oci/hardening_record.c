@@ -184,6 +184,7 @@ parse_network (const struct json_ctx *c, const struct json_node *dir,
   const struct json_node *o = json_member (dir, "network");
   struct net_inputs *in = &d->net_facts;
   cleanup_free char *agent = NULL, *outside = NULL, *maker = NULL, *rules = NULL;
+  const char *recorded;
   struct net_plan plan;
   int bundle, uplink;
 
@@ -215,10 +216,14 @@ parse_network (const struct json_ctx *c, const struct json_node *dir,
   in->bundle_ns = (enum net_bundle_ns) bundle;
   in->uplink = (enum net_uplink) uplink;
   plan = net_plan_decide (in);
+  recorded = rules ? rules : "none";
+  /* records made before the init installed its rules name the runtime */
+  if (strcmp (recorded, "runtime") == 0)
+    recorded = net_rules_name (NET_RULES_INIT);
   if (strcmp (agent, net_agent_name (plan.agent)) != 0
       || strcmp (outside, net_outside_name (plan.outside)) != 0
       || strcmp (maker, net_maker_name (plan.maker)) != 0
-      || strcmp (rules ? rules : "none", net_rules_name (plan.rules)) != 0)
+      || strcmp (recorded, net_rules_name (plan.rules)) != 0)
     return json_fail (c, p, "not the plan its facts make");
   return 0;
 }

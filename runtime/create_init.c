@@ -12,7 +12,6 @@
 #include "common/cleanup.h"
 #include "runtime/audit.h"
 #include "runtime/fault.h"
-#include "runtime/netns_rules.h"
 #include "runtime/proc_util.h"
 #include "runtime/seccomp/seccomp_notify.h"
 #include "runtime/spawn.h"
@@ -101,9 +100,8 @@ hand_over_seccomp (struct create_ctx *ctx, int listener, agentrt_error_t *err)
 
 /* SYNC_NETNS: what the plan says the init hands over: the sidecar's
  * sockets when the init bound them (flags: which, netns.h; the IPv6 ones
- * may be missing), the agent's namespace when the runtime installs its
- * rules, then the bundle's namespace when that is the sidecar's outside.
- * The rules are installed here, before the init goes on to `start`. */
+ * may be missing), then the bundle's namespace when that is the sidecar's
+ * outside. */
 static int
 take_egress_fds (struct create_ctx *ctx, const struct sync_msg *msg,
                  const int *fds, int nfds, agentrt_error_t *err)
@@ -111,9 +109,8 @@ take_egress_fds (struct create_ctx *ctx, const struct sync_msg *msg,
   const struct net_plan *net = &ctx->net;
   bool by_init = net->maker == NET_MAKER_INIT && net->listeners;
   uint32_t want = 0, got = by_init ? msg->flags : 0;
-  bool agent = net->rules == NET_RULES_RUNTIME;
   bool outside = net->outside == NET_OUTSIDE_BUNDLE;
-  int n = __builtin_popcount (got), i = 0, s, r = 0;
+  int n = __builtin_popcount (got), i = 0, s;
 
   if (by_init)
     for (s = 0; s < (net->transparent ? EGRESS_SOCKETS : EGRESS_PROXY_SOCKETS); s++)
@@ -122,7 +119,7 @@ take_egress_fds (struct create_ctx *ctx, const struct sync_msg *msg,
   if ((got & ~want) != 0
       || (want & ~got & ~((1u << EGRESS_SOCK_TRANSPARENT6) | (1u << EGRESS_SOCK_DNS_UDP6)
                            | (1u << EGRESS_SOCK_DNS_TCP6))) != 0
-      || nfds != n + agent + outside || nfds == 0)
+      || nfds != n + outside || nfds == 0)
     {
       for (i = 0; i < nfds; i++)
         close (fds[i]);
@@ -133,14 +130,9 @@ take_egress_fds (struct create_ctx *ctx, const struct sync_msg *msg,
   for (s = 0; s < EGRESS_SOCKETS; s++)
     if (got & (1u << s))
       ctx->egress_sock[s] = fds[i++];
-  if (agent)
-    {
-      r = netns_rules_install_in (fds[i], err);
-      close (fds[i++]);
-    }
   if (outside)
     ctx->outside_netns_fd = fds[i];
-  return r;
+  return 0;
 }
 
 /* Serves the init's requests until it reports SYNC_READY. */

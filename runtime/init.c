@@ -16,6 +16,7 @@
 
 #include "runtime/init.h"
 #include "runtime/netns.h"
+#include "runtime/netns_rules.h"
 #include "runtime/path_resolve.h"
 #include "runtime/sync.h"
 
@@ -75,10 +76,11 @@ await_runtime_hooks (const struct init_plan *plan, struct child_error *cerr)
 /* Once the hooks ran: the agent's network namespace, when the init is its
  * maker (net_plan), gets lo up (INNER: it is made first) and the sidecar's
  * sockets bound in it; with the monitor as the maker, an INNER namespace
- * it made is joined.  The runtime then gets what the plan says it needs:
- * the sockets the init bound (flags: which), the agent's namespace when
- * the runtime installs its routes and rules (they allocate), and the
- * bundle's namespace when that is the sidecar's outside. */
+ * it made is joined; with the transparent path the init installs its
+ * routes and rules too (nothing allocates: netns_rules.h).  The runtime
+ * then gets what the plan says it needs: the sockets the init bound
+ * (flags: which) and the bundle's namespace when that is the sidecar's
+ * outside. */
 static int
 setup_agent_netns (const struct init_plan *plan, int procfd,
                    struct child_error *cerr)
@@ -129,15 +131,8 @@ setup_agent_netns (const struct init_plan *plan, int procfd,
                 fds[n++] = socks[i];
               }
         }
-      if (net->rules == NET_RULES_RUNTIME)
-        {
-          fds[n] = openat (procfd, "thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-          if (fds[n++] < 0)
-            {
-              child_error (cerr, errno, "open the agent's network namespace");
-              goto out;
-            }
-        }
+      if (net->rules == NET_RULES_INIT && netns_rules_install (cerr) < 0)
+        goto out;
     }
   r = 0;
   if (n == 0 && outside < 0)

@@ -28,21 +28,15 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netlink.h>
-#include <linux/nsfs.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/ip6.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "runtime/fault.h"
@@ -254,14 +248,17 @@ load_rules (struct child_error *cerr)
   int error = 0, r;
   long len;
 
-  if (fault_fail ("netns:nft-rules") < 0)
-    return child_error (cerr, errno, "transparent egress: nftables rules in "
-                        "the agent's network namespace (" NEEDS ")");
   len = netns_rules_batch (buf, sizeof buf, seq, what);
   if (len < 0)
     return child_error (cerr, (int) -len, "transparent egress: nftables rules: "
                         "building the batch");
-  r = send_batch (buf, (size_t) len, seq, seq + NETNS_RULES_MESSAGES, &error, &error_seq);
+  /* the fault: the answer of a kernel without nft_chain_nat, which refuses
+   * the nat chain (its first message after the table) */
+  if (fault_fail ("netns:nft-rules") < 0)
+    r = 0, error = errno, error_seq = seq + 2;
+  else
+    r = send_batch (buf, (size_t) len, seq, seq + NETNS_RULES_MESSAGES, &error,
+                    &error_seq);
   if (r < 0)
     return child_error (cerr, -r, "transparent egress: nftables rules in the "
                         "agent's network namespace: sending them on a netfilter "
@@ -283,83 +280,4 @@ netns_rules_install (struct child_error *cerr)
   if (netns_default_routes (cerr) < 0)
     return -1;
   return load_rules (cerr);
-}
-
-/* Into the network namespace netns_fd, through the user namespace that
- * owns it when that is not the caller's: a runtime that is not root has
- * no CAP_SYS_ADMIN of its own to setns with, but every capability in a
- * user namespace it made (rootless); root gets there as well.  Only in a
- * child: a process never leaves a user namespace it entered. */
-static int
-enter_netns (int netns_fd, struct child_error *cerr)
-{
-  struct stat own, owner;
-  int userns = ioctl (netns_fd, NS_GET_USERNS);
-
-  if (userns < 0)
-    return child_error (cerr, errno, "transparent egress: the user namespace "
-                        "of the agent's network namespace");
-  if (fstat (userns, &owner) < 0 || stat ("/proc/self/ns/user", &own) < 0)
-    {
-      close (userns);
-      return child_error (cerr, errno, "transparent egress: stat a user namespace");
-    }
-  if ((owner.st_dev != own.st_dev || owner.st_ino != own.st_ino)
-      && setns (userns, CLONE_NEWUSER) < 0)
-    {
-      close (userns);
-      return child_error (cerr, errno, "transparent egress: enter the user "
-                          "namespace of the agent's network namespace");
-    }
-  close (userns);
-  if (setns (netns_fd, CLONE_NEWNET) < 0)
-    return child_error (cerr, errno, "transparent egress: enter the agent's "
-                        "network namespace");
-  return 0;
-}
-
-/* In a child of the caller's, which enters the namespace (and its user
- * namespace, which it could not leave) and exits; its reason comes back
- * through a pipe. */
-int
-netns_rules_install_in (int netns_fd, agentrt_error_t *err)
-{
-  struct child_error report = { 0 };
-  int pipefd[2], status = 0;
-  ssize_t n;
-  pid_t pid;
-
-  if (pipe2 (pipefd, O_CLOEXEC) < 0)
-    return agentrt_error (err, errno, "transparent egress: pipe");
-  pid = fork ();
-  if (pid == 0)
-    {
-      close (pipefd[0]);
-      if (enter_netns (netns_fd, &report) == 0 && netns_rules_install (&report) == 0)
-        _exit (0);
-      if (write (pipefd[1], &report, sizeof report) != (ssize_t) sizeof report)
-        { /* the parent reports the exit status instead */ }
-      _exit (1);
-    }
-  close (pipefd[1]);
-  if (pid < 0)
-    {
-      close (pipefd[0]);
-      return agentrt_error (err, errno, "transparent egress: fork");
-    }
-  do
-    n = read (pipefd[0], &report, sizeof report);
-  while (n < 0 && errno == EINTR);
-  close (pipefd[0]);
-  while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  if (n == (ssize_t) sizeof report)
-    {
-      report.msg[sizeof report.msg - 1] = '\0';
-      return agentrt_error_verbatim (err, report.status, report.msg);
-    }
-  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
-    return agentrt_error (err, 0, "transparent egress: the process installing "
-                          "the nftables rules ended with status %d", status);
-  return 0;
 }

@@ -4,17 +4,17 @@
  * DNS query (UDP and TCP port 53, any address, loopback too) to its stub,
  * and every other packet that would leave lo is dropped, so that a UDP or
  * ICMP send fails at once (EPERM) and a stray TCP one is reset.  Set by
- * the namespace's maker before the agent runs; the agent, without
- * CAP_NET_ADMIN, cannot change them.  The rules go to the kernel as one
- * nfnetlink batch built here (nft_batch.h), on the stack: nothing
- * allocates, no library is loaded. */
+ * the namespace's maker (the monitor, or the init between clone and
+ * exec) before the agent runs; the agent, without CAP_NET_ADMIN, cannot
+ * change them.  The rules go to the kernel as one nfnetlink batch built
+ * here (nft_batch.h), on the stack: nothing allocates, no library is
+ * loaded. */
 #ifndef AGENTRT_NETNS_RULES_H
 #define AGENTRT_NETNS_RULES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/error.h"
 #include "runtime/child_error.h"
 
 /* Messages in the batch between its begin and its end. */
@@ -30,11 +30,5 @@ long netns_rules_batch (void *buf, size_t cap, uint32_t seq,
  * kernel without nftables NAT and REDIRECT fails with an error naming
  * them and the policy's way out (egress.transparent false). */
 int netns_rules_install (struct child_error *cerr);
-
-/* The same in the namespace netns_fd, by a short-lived child that enters
- * it through the user namespace that owns it when that is not the
- * caller's (a runtime that is not root, a container with a user
- * namespace); the caller's own are kept. */
-int netns_rules_install_in (int netns_fd, agentrt_error_t *err);
 
 #endif

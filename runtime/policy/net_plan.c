@@ -101,7 +101,7 @@ net_plan_decide (const struct net_inputs *in)
   /* the transparent path needs the sidecar that serves it */
   p.transparent = in->transparent && p.listeners;
   if (p.transparent)
-    p.rules = p.maker == NET_MAKER_MONITOR ? NET_RULES_MONITOR : NET_RULES_RUNTIME;
+    p.rules = p.maker == NET_MAKER_MONITOR ? NET_RULES_MONITOR : NET_RULES_INIT;
   return p;
 }
 
@@ -153,9 +153,9 @@ net_maker_name (enum net_maker m)
 const char *
 net_rules_name (enum net_rules r)
 {
-  return r == NET_RULES_MONITOR   ? "monitor"
-         : r == NET_RULES_RUNTIME ? "runtime"
-                                  : "none";
+  return r == NET_RULES_MONITOR ? "monitor"
+         : r == NET_RULES_INIT  ? "init"
+                                : "none";
 }
 
 static const char *const bundle_ns_names[] = { "host", "new", "path", NULL };

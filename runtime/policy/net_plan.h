@@ -88,7 +88,8 @@ enum net_rules
 {
   NET_RULES_NONE,
   NET_RULES_MONITOR, /* the monitor, the namespace's maker, while in it */
-  NET_RULES_RUNTIME, /* create, entering the namespace the init made */
+  NET_RULES_INIT,    /* the init, the namespace's maker, before it hands
+                        over the sidecar's sockets */
 };
 
 struct net_plan
@@ -125,7 +126,7 @@ bool net_plan_monitor_prepares_init (const struct net_plan *p);
 const char *net_agent_name (enum net_agent a);
 const char *net_outside_name (enum net_outside o);
 const char *net_maker_name (enum net_maker m);
-/* "none", "monitor", "runtime". */
+/* "none", "monitor", "init". */
 const char *net_rules_name (enum net_rules r);
 /* "host", "new", "path"; "auto", "bundle", "runtime" (the policy's
  * egress.uplink and the hardening record). */

@@ -67,24 +67,25 @@ def listeners(netns, specs):
         os.close(own)
 
 
-RULES = """
-table inet agentrt-test {
-  chain intercept {
-    type nat hook output priority -100; policy accept;
-    meta l4proto { tcp, udp } th dport 53 redirect to :53
-    ip daddr 127.0.0.0/8 return
-    ip6 daddr ::1 return
-    meta l4proto tcp redirect to :%d
-  }
-  chain confine {
-    type filter hook output priority 0; policy accept;
-    ip daddr 127.0.0.0/8 accept
-    ip6 daddr ::1 accept
-    meta l4proto tcp reject with tcp reset
-    drop
-  }
-}
-"""
+def ruleset(port):
+    """The runtime's ruleset, the text runtime/netns_rules.c shows above
+    its batch (tests/integration/egress-transparent.bats checks that the
+    batch is that text), in its own table, redirecting to `port`."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                       "runtime", "netns_rules.c")
+    lines, inside = [], False
+    for line in open(src):
+        text = line.rstrip("\n")[len(" *   "):]
+        inside = inside or (line.startswith(" *   ") and text == "table inet agentrt {")
+        if inside:
+            lines.append(text)
+            if text == "}":
+                break
+    rules = "\n".join(lines) + "\n"
+    if not inside or "redirect to :15001\n" not in rules:
+        sys.exit("launch.py: no ruleset in %s" % src)
+    return rules.replace("table inet agentrt {", "table inet agentrt-test {") \
+                .replace("redirect to :15001\n", "redirect to :%d\n" % port)
 
 
 def redirect(netns, port):
@@ -92,7 +93,7 @@ def redirect(netns, port):
         subprocess.run(["ip", "netns", "exec", netns] + list(cmd), input=stdin, check=True)
     run("ip", "route", "add", "default", "dev", "lo", "src", "127.0.0.1")
     run("ip", "-6", "route", "add", "default", "dev", "lo")
-    run("nft", "-f", "-", stdin=(RULES % port).encode())
+    run("nft", "-f", "-", stdin=ruleset(port).encode())
 
 
 def record(tag, data):

@@ -47,26 +47,19 @@ CURL=/host/usr/bin/curl
 # what a program that ignores proxy variables sees: none
 NOPROXY='unset HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY http_proxy https_proxy all_proxy no_proxy'
 
-# The rules the agent's namespace must hold, as nft(8) reads them
-# (docs/egress.md, The runtime's half; agentrt sends them as its own
-# nfnetlink batch, runtime/netns_rules.c).
-T_RULESET='table inet agentrt {
-  chain intercept {
-    type nat hook output priority -100; policy accept;
-    meta l4proto tcp th dport 53 redirect to :53
-    meta l4proto udp th dport 53 redirect to :53
-    ip daddr 127.0.0.0/8 return
-    ip6 daddr ::1 return
-    meta l4proto tcp redirect to :15001
-  }
-  chain confine {
-    type filter hook output priority 0; policy accept;
-    ip daddr 127.0.0.0/8 accept
-    ip6 daddr ::1 accept
-    meta l4proto tcp reject with tcp reset
-    drop
-  }
-}'
+# ruleset_in FILE INDENT: the ruleset block (`table inet agentrt { ... }`)
+# of FILE, each line with INDENT taken off.
+ruleset_in ()
+{
+  sed -n "/^$2table inet agentrt {\$/,/^$2}\$/s/^$2//p" "$1"
+}
+
+# The rules the agent's namespace must hold, as nft(8) reads them: the
+# text runtime/netns_rules.c shows above its batch (one text for the
+# runtime, this file and tests/egress/launch.py; docs/egress.md's copy is
+# checked against it).  check_ruleset compares what the kernel holds with
+# nft's own load of that text, so the batch and the text cannot part.
+T_RULESET=$(ruleset_in "$AGENTRT_TOP/runtime/netns_rules.c" ' \*   ')
 
 # check_ruleset PID: PID's network namespace holds T_RULESET and nothing
 # else: its `nft list ruleset` is what nft lists for T_RULESET loaded by
@@ -111,7 +104,7 @@ dns_questions ()
   has_line "unlisted: curl: (6) Could not resolve host: dns-other.test"
   [[ $output == *"nameless: curl: (56) Recv failure: Connection reset by peer"* ]] || fail "$output"
   [[ $output != *"hello from other"* ]] || fail "$output"
-  audit_events create | jq -e '.directives.network | .transparent and .rules == "runtime"' >/dev/null \
+  audit_events create | jq -e '.directives.network | .transparent and .rules == "init"' >/dev/null \
     || fail "$(audit_events create)"
   local events
   events=$(egress_events)
@@ -338,6 +331,10 @@ open(sys.argv[2], "wb").write(struct.pack(">H", len(q)) + q)' "$1" "$2"
 
 @test "transparent: the rules the monitor installs are the ruleset, as nft itself loads it" {
   requires nft
+  # the text itself: whole, the listener's port in it, docs/egress.md's the same
+  [[ $T_RULESET == "table inet agentrt {"*"redirect to :15001"*"drop"*"}" ]] || fail "$T_RULESET"
+  [[ $(ruleset_in "$AGENTRT_TOP/docs/egress.md" '   ') == "$T_RULESET" ]] \
+    || fail "docs/egress.md's ruleset is not runtime/netns_rules.c's"
   start_ct
   audit_events create | jq -e '.directives.network.rules == "monitor"' >/dev/null \
     || fail "$(audit_events create)"
@@ -428,7 +425,7 @@ open(sys.argv[2], "wb").write(struct.pack(">H", len(q)) + q)' "$1" "$2"
     >/dev/null || fail "$(audit_events create)"
 }
 
-@test "transparent: in a user namespace (the init makes the agent's namespace, the runtime installs the rules)" {
+@test "transparent: in a user namespace (the init makes the agent's namespace and installs the rules)" {
   requires userns
   open_bundle_path
   # an image of the mapped range, as engines unpack one for it: copied
@@ -453,8 +450,8 @@ open(sys.argv[2], "wb").write(struct.pack(">H", len(q)) + q)' "$1" "$2"
   has_line unlisted=1
   has_line "ATTACK-BLOCKED sendto: Operation not permitted"
   audit_events create | jq -e '.directives.network | .userNamespace and .maker == "init"
-      and .transparent and .rules == "runtime"' >/dev/null || fail "$(audit_events create)"
-  # the runtime's child, through the user namespace, installed the same
+      and .transparent and .rules == "init"' >/dev/null || fail "$(audit_events create)"
+  # the init, in the user namespace, installed the same
   if command -v nft >/dev/null; then
     check_ruleset "$(ct_pid "$CT_ID")"
   fi

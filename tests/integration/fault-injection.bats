@@ -372,12 +372,15 @@ lifetime_case ()
 # ---- the transparent path fails closed ----------------------------------------
 
 @test "fault: the transparent path's rules failing (a kernel without nftables NAT): create fails naming them, nothing left" {
-  fault_fail_create netns:nft-rules \
+  # the fault is that kernel's answer (ENOENT for the nat chain), read as
+  # the kernel's own would be: the message names the refused message
+  AGENTRT_FAULT_ERRNO=2 fault_fail_create netns:nft-rules \
     "transparent egress: nftables rules in the agent's network namespace" \
+    "chain intercept (type nat hook output priority -100): No such file or directory" \
     "nft_chain_nat, nft_redir" "egress.transparent false keeps proxy-only egress"
 }
 
-@test "fault: the same when the runtime installs them (run in the foreground); egress.transparent false does without them" {
+@test "fault: the same when the init installs them (run in the foreground); egress.transparent false does without them" {
   fault_setup hardened
   set_cmd true
   AGENTRT_FAULT_FAIL=netns:nft-rules rt run --bundle "$BUNDLE" "$CT_ID"

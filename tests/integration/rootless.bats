@@ -309,14 +309,14 @@ EOF
   ur urt run --bundle "$RL_DIR/bundle" "$CT_ID-2"
   check_status 0
   [[ $output == *direct=failed* && $output == *"hello from the host"* ]] || fail "agentrt: $output"
-  # the transparent path holds as the user: the runtime installed the rules
-  # through the container's user namespace, and a DNS query to any server
+  # the transparent path holds as the user: the init installed the rules
+  # in the container's user namespace, and a DNS query to any server
   # meets the sidecar's stub, which refuses a name off the allowlist
   rl_cmd sh -c 'busybox nslookup leak.example 192.0.2.53 >/dev/null 2>&1; echo dns=$?'
   ur urt run --bundle "$RL_DIR/bundle" "$CT_ID-3"
   check_status 0
   has_line dns=1
-  jq -se '.[0].directives.network.rules == "runtime"
+  jq -se '.[0].directives.network.rules == "init"
       and any(.[]; .event == "dns" and .name == "leak.example" and .decision == "deny")' \
     "$RL_AUDIT/$CT_ID-3.jsonl" >/dev/null || fail "no stub answer: $(cat "$RL_AUDIT/$CT_ID-3.jsonl")"
 }

@@ -98,7 +98,7 @@ test_every_combination (void)
 
 /* egress.transparent: the transparent path wherever there is a sidecar
  * to serve it, its rules installed by the monitor when it makes the
- * namespace, else by the runtime (the init must not allocate). */
+ * namespace, else by the init, its maker. */
 static void
 test_transparent (void)
 {
@@ -115,9 +115,9 @@ test_transparent (void)
     { NEW, true, false, false, true, "monitor" },
     { PATH, true, false, false, true, "monitor" },
     { HOST, true, false, true, true, "monitor" },
-    { PATH, true, false, true, true, "runtime" },
-    { HOST, true, true, false, true, "runtime" },
-    { PATH, true, true, true, true, "runtime" },
+    { PATH, true, false, true, true, "init" },
+    { HOST, true, true, false, true, "init" },
+    { PATH, true, true, true, true, "init" },
   };
 
   for (size_t i = 0; i < sizeof (rows) / sizeof (rows[0]); i++)

@@ -147,6 +147,36 @@ test_record_round_trip (void)
   CHECK (plan.transparent && plan.rules == NET_RULES_MONITOR);
   hardening_record_release (&rec);
   free (json);
+
+  /* with a user namespace the init makes it and installs them; a record
+   * made before it did names the runtime, and is read as the same plan */
+  d.net_facts.userns = true;
+  json = hardening_record_to_json (&policy, &d, NULL, 0, 0);
+  CHECK_CONTAINS (json, "\"rules\":\"init\"");
+  CHECK (hardening_record_parse (json, strlen (json), &rec, &err) == 0);
+  plan = net_plan_decide (&rec.directives.net_facts);
+  CHECK (plan.transparent && plan.rules == NET_RULES_INIT);
+  hardening_record_release (&rec);
+  {
+    char *at = strstr (json, "\"rules\":\"init\""), *old;
+    CHECK (at != NULL);
+    if (at != NULL)
+      {
+        old = xasprintf ("%.*s\"rules\":\"runtime\"%s", (int) (at - json), json,
+                         at + strlen ("\"rules\":\"init\""));
+        CHECK (hardening_record_parse (old, strlen (old), &rec, &err) == 0);
+        hardening_record_release (&rec);
+        free (old);
+        old = xasprintf ("%.*s\"rules\":\"monitor\"%s", (int) (at - json), json,
+                         at + strlen ("\"rules\":\"init\""));
+        CHECK (hardening_record_parse (old, strlen (old), &rec, &err) < 0);
+        CHECK_CONTAINS (err ? err->msg : NULL, "not the plan its facts make");
+        agentrt_error_release (&err);
+        free (old);
+      }
+  }
+  free (json);
+  d.net_facts.userns = false;
   d.net_facts.shared_agent_ns = true;
 
   /* no agent profile */
