@@ -194,6 +194,40 @@ ct_pids ()
   has_line "mounts: 1"
 }
 
+@test "credentials: a bundle in a directory the engine binds (the host's /etc/ssl/certs) is the one read and bound over" {
+  # Kubernetes manifests often bind the host's /etc/ssl/certs; the image
+  # has no bundle of its own there
+  local certs=$BATS_TEST_TMPDIR/host-certs
+  mkdir -p "$certs"
+  printf 'HOST-CA-MARKER\n' >"$certs/ca-certificates.crt"
+  rm -rf "$ROOTFS/etc/ssl"
+  update_config '.mounts += [{destination: "/etc/ssl/certs", type: "bind", source: $d,
+    options: ["rbind", "ro"]}]' --arg d "$certs"
+  add_annotation run.agentrt.credentials GH
+  run_ct sh -c 'b=/run/agentrt/ca-bundle.pem
+    cmp -s /etc/ssl/certs/ca-certificates.crt "$b" && echo same
+    grep -c "^HOST-CA-MARKER\$" "$b" | sed "s/^/host: /"'
+  check_status 0
+  has_line same
+  has_line "host: 1"
+}
+
+@test "credentials: a symlink in a bound directory does not lead the runtime out of it" {
+  # the bound directory may be one the container wrote: an absolute
+  # symlink there names the container's path, never the host's
+  local certs=$BATS_TEST_TMPDIR/host-certs secret=$BATS_TEST_TMPDIR/host-secret
+  mkdir -p "$certs"
+  printf 'HOST-SECRET-MARKER\n' >"$secret"
+  ln -s "$secret" "$certs/ca-certificates.crt"
+  rm -rf "$ROOTFS/etc/ssl"
+  update_config '.mounts += [{destination: "/etc/ssl/certs", type: "bind", source: $d,
+    options: ["rbind", "ro"]}]' --arg d "$certs"
+  add_annotation run.agentrt.credentials GH
+  run_ct sh -c 'grep -c HOST-SECRET-MARKER /run/agentrt/ca-bundle.pem | sed "s/^/secret: /"'
+  check_status 0
+  has_line "secret: 0"
+}
+
 @test "credentials: on the transparent path too (a client that ignores the proxy variables)" {
   add_annotation run.agentrt.credentials GH
   run_ct sh -c "unset HTTP_PROXY HTTPS_PROXY ALL_PROXY http_proxy https_proxy all_proxy
