@@ -12,6 +12,7 @@
 #include <sys/un.h>
 
 #include "common/cleanup.h"
+#include "common/io.h"
 #include "common/xalloc.h"
 #include "oci/hardening_record.h"
 #include "runtime/egress/agent_resolv.h"
@@ -123,31 +124,6 @@ create_prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_
   return create_save (ctx, err);
 }
 
-/* The file the O_PATH fd names, opened for reading if it is a regular
- * file; -1 (EINVAL) for anything else, which is never opened: the image
- * is the container's, and a device node there (a disk, a watchdog) opened
- * by the runtime, root on the host, would act on or read the host's
- * device. */
-static int
-reopen_regular (int pathfd)
-{
-  cleanup_close int fd = pathfd;
-  struct stat st;
-  char proc[64];
-
-  if (fd < 0)
-    return -1;
-  if (fstat (fd, &st) < 0)
-    return -1;
-  if (!S_ISREG (st.st_mode))
-    {
-      errno = EINVAL;
-      return -1;
-    }
-  snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
-  return open (proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-}
-
 /* The last of the bundle's mounts whose destination holds path (it is
  * what the container sees there), *rest the part of path below it (""
  * for the destination itself); NULL for none. */
@@ -180,7 +156,7 @@ create_open_container_file (struct create_ctx *ctx, const char *path)
   cleanup_close int dir = -1;
 
   if (m == NULL)
-    return reopen_regular (path_open_in_root (ctx->plan.rootfd, path, O_PATH));
+    return io_open_regular (path_open_in_root (ctx->plan.rootfd, path, O_PATH));
   /* what another kind of mount (a tmpfs) holds is not there yet */
   if (!binds_is_bind (m) || m->source == NULL || m->source[0] != '/')
     {
@@ -188,11 +164,11 @@ create_open_container_file (struct create_ctx *ctx, const char *path)
       return -1;
     }
   if (*rest == '\0')
-    return reopen_regular (open (m->source, O_PATH | O_CLOEXEC));
+    return io_open_regular (open (m->source, O_PATH | O_CLOEXEC));
   /* below a bound directory: resolved inside it, as in the rootfs (the
    * container may have written there: no symlink leads out of it) */
   dir = open (m->source, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  return dir < 0 ? -1 : reopen_regular (path_open_in_root (dir, rest, O_PATH));
+  return dir < 0 ? -1 : io_open_regular (path_open_in_root (dir, rest, O_PATH));
 }
 
 /* The original's first bytes (what agent_resolv keeps is in them). */
