@@ -1,9 +1,11 @@
-/* Writing a buffer whole, reading a file whole (see io.h). */
+/* Writing a buffer whole, reading a file whole, opening a regular file
+ * only (see io.h). */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -108,4 +110,31 @@ io_read_small_file (const char *path, size_t max)
   close (fd);
   errno = saved;
   return r < 0 ? NULL : buf;
+}
+
+int
+io_open_regular (int pathfd)
+{
+  struct stat st;
+  char proc[64];
+  int fd, saved;
+
+  if (pathfd < 0)
+    return -1;
+  if (fstat (pathfd, &st) < 0)
+    fd = -1;
+  else if (!S_ISREG (st.st_mode))
+    {
+      errno = EINVAL;
+      fd = -1;
+    }
+  else
+    {
+      snprintf (proc, sizeof proc, "/proc/self/fd/%d", pathfd);
+      fd = open (proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    }
+  saved = errno;
+  close (pathfd);
+  errno = saved;
+  return fd;
 }

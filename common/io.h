@@ -1,4 +1,4 @@
-/* Writing a buffer whole; reading a file whole. */
+/* Writing a buffer whole; reading a file whole; opening a regular file only. */
 #ifndef AGENTRT_IO_H
 #define AGENTRT_IO_H
 
@@ -21,5 +21,13 @@ int io_read_all (int fd, size_t max, char **out, size_t *len);
  * NULL with errno set (EFBIG when it is larger).  Opened without blocking
  * on a FIFO and without becoming a controlling terminal. */
 char *io_read_small_file (const char *path, size_t max);
+
+/* The file the O_PATH fd pathfd names (closed here; -1 passes through),
+ * opened read-only (close-on-exec, not blocking, never a controlling
+ * terminal) if it is a regular file: anything else, EINVAL, is never
+ * opened, since opening a device node acts on the device (a watchdog is
+ * armed, a tape rewound), a FIFO's writer goes on.  Reopens through
+ * /proc/self/fd. */
+int io_open_regular (int pathfd);
 
 #endif

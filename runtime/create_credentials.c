@@ -33,29 +33,39 @@ static const char *const image_bundles[] = {
 };
 #define IMAGE_BUNDLE_MAX (8 * 1024 * 1024)
 
-/* Whether path's last component is a symlink in the image: bound over,
- * the mount would land on its target, which is in the list itself. */
+/* The file path names in the image, through its symlinks: where a bind
+ * on path lands (false when the image has none there). */
 static bool
-image_symlink (struct create_ctx *ctx, const char *path)
+image_file (struct create_ctx *ctx, const char *path, struct stat *st)
 {
-  cleanup_close int fd = path_open_in_root (ctx->plan.rootfd, path, O_PATH | O_NOFOLLOW);
-  struct stat st;
+  cleanup_close int fd = path_open_in_root (ctx->plan.rootfd, path, O_PATH);
 
-  return fd >= 0 && fstat (fd, &st) == 0 && S_ISLNK (st.st_mode);
+  return fd >= 0 && fstat (fd, st) == 0;
 }
 
 /* The CAs of the first bundle the container has (*image NULL for none),
- * and which of image_bundles it has as files of their own (found[i]). */
+ * and which of image_bundles to bind over (bind[i]): each the container
+ * has as a regular file, once per file of the image they lead to (on
+ * Fedora the first is a symlink to the second; on Arch each is one to a
+ * file outside the list, which a bind on the symlink lands on). */
 static int
-read_image_bundles (struct create_ctx *ctx, char **image, size_t *len, bool *found,
+read_image_bundles (struct create_ctx *ctx, char **image, size_t *len, bool *bind,
                     agentrt_error_t *err)
 {
+  struct stat st[sizeof image_bundles / sizeof *image_bundles];
+  bool in_image[sizeof image_bundles / sizeof *image_bundles];
+
   *image = NULL;
   *len = 0;
   for (size_t i = 0; image_bundles[i]; i++)
     {
       cleanup_close int fd = create_open_container_file (ctx, image_bundles[i]);
-      found[i] = fd >= 0 && !image_symlink (ctx, image_bundles[i]);
+
+      in_image[i] = image_file (ctx, image_bundles[i], &st[i]);
+      bind[i] = fd >= 0;
+      for (size_t k = 0; bind[i] && in_image[i] && k < i; k++)
+        if (bind[k] && in_image[k] && st[k].st_dev == st[i].st_dev && st[k].st_ino == st[i].st_ino)
+          bind[i] = false;
       if (fd < 0 || *image)
         continue;
       if (io_read_all (fd, IMAGE_BUNDLE_MAX, image, len) < 0)
@@ -83,7 +93,7 @@ create_credentials (struct create_ctx *ctx, agentrt_error_t *err)
   static const char name[] = "ca-bundle.pem";
   const struct harden_directives *d = &ctx->hardening.result.directives;
   cleanup_free char *ca_cert = NULL, *image = NULL, *text = NULL;
-  bool found[sizeof image_bundles / sizeof *image_bundles] = { false };
+  bool bind[sizeof image_bundles / sizeof *image_bundles] = { false };
   size_t len = 0;
 
   if (!ctx->hardening.enforced || d->n_credentials == 0)
@@ -94,7 +104,7 @@ create_credentials (struct create_ctx *ctx, agentrt_error_t *err)
   if (credential_message (&ctx->hardening.policy, d, ctx->req->id, &ctx->inject_msg,
                           &ctx->inject_len, &ca_cert, err) < 0)
     return -1;
-  if (read_image_bundles (ctx, &image, &len, found, err) < 0)
+  if (read_image_bundles (ctx, &image, &len, bind, err) < 0)
     return -1;
   text = xasprintf ("%.*s%s%s", (int) len, image ? image : "",
                     len && image[len - 1] != '\n' ? "\n" : "", ca_cert);
@@ -107,7 +117,7 @@ create_credentials (struct create_ctx *ctx, agentrt_error_t *err)
     return -1;
   /* Programs that read the image's bundle and no variable trust it too. */
   for (size_t i = 0; image_bundles[i]; i++)
-    if (found[i] && bind_bundle (ctx, name, image_bundles[i], err) < 0)
+    if (bind[i] && bind_bundle (ctx, name, image_bundles[i], err) < 0)
       return -1;
   return 0;
 }

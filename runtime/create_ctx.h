@@ -70,8 +70,10 @@ bool create_born_in_cgroup_possible (struct create_ctx *ctx);
 int create_enter_cgroup (struct create_ctx *ctx, pid_t pid, agentrt_error_t *err);
 int create_prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_t *err);
 /* The file the container's process sees at `path` before the hardening's
- * own mounts: an engine's bind on that path, else the image's (-1 when
- * there is none, or it is not a regular file: never opened then). */
+ * own mounts: from the last of the bundle's mounts that holds it (a bind
+ * on that path, or of a directory above it, resolved inside that
+ * directory), else the image's (-1 when there is none, or it is not a
+ * regular file: never opened then). */
 int create_open_container_file (struct create_ctx *ctx, const char *path);
 /* With the transparent path: <state dir>/resolv.conf naming the DNS stub
  * (runtime/egress/agent_resolv.h), bound read-only on the agent's

@@ -12,12 +12,14 @@
 #include <sys/un.h>
 
 #include "common/cleanup.h"
+#include "common/io.h"
 #include "common/xalloc.h"
 #include "oci/hardening_record.h"
 #include "runtime/egress/agent_resolv.h"
 #include "runtime/fault.h"
 #include "runtime/log.h"
 #include "runtime/path_resolve.h"
+#include "runtime/policy/binds.h"
 
 #include "runtime/create_ctx.h"
 
@@ -122,18 +124,51 @@ create_prepare_state (struct create_ctx *ctx, const char *bundle, agentrt_error_
   return create_save (ctx, err);
 }
 
+/* The last of the bundle's mounts whose destination holds path (it is
+ * what the container sees there), *rest the part of path below it (""
+ * for the destination itself); NULL for none. */
+static const struct oci_mount *
+covering_mount (const struct oci_config *config, const char *path, const char **rest)
+{
+  const struct oci_mount *found = NULL;
+
+  for (size_t i = 0; i < config->n_mounts; i++)
+    {
+      const struct oci_mount *m = &config->mounts[i];
+      size_t l = strlen (m->destination);
+
+      while (l > 1 && m->destination[l - 1] == '/')
+        l--;
+      if (l > 1 && strncmp (m->destination, path, l) == 0 && (path[l] == '\0' || path[l] == '/'))
+        {
+          found = m;
+          *rest = path + l + (path[l] == '/');
+        }
+    }
+  return found;
+}
+
 int
 create_open_container_file (struct create_ctx *ctx, const char *path)
 {
-  size_t i;
+  const char *rest = "";
+  const struct oci_mount *m = covering_mount (ctx->config, path, &rest);
+  cleanup_close int dir = -1;
 
-  for (i = 0; i < ctx->config->n_mounts; i++)
+  if (m == NULL)
+    return path_open_regular_in_root (ctx->plan.rootfd, path);
+  /* what another kind of mount (a tmpfs) holds is not there yet */
+  if (!binds_is_bind (m) || m->source == NULL || m->source[0] != '/')
     {
-      const struct oci_mount *m = &ctx->config->mounts[i];
-      if (strcmp (m->destination, path) == 0 && m->source && m->source[0] == '/')
-        return path_reopen_regular (open (m->source, O_PATH | O_CLOEXEC));
+      errno = ENOENT;
+      return -1;
     }
-  return path_open_regular_in_root (ctx->plan.rootfd, path);
+  if (*rest == '\0')
+    return io_open_regular (open (m->source, O_PATH | O_CLOEXEC));
+  /* below a bound directory: resolved inside it, as in the rootfs (the
+   * container may have written there: no symlink leads out of it) */
+  dir = open (m->source, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  return dir < 0 ? -1 : path_open_regular_in_root (dir, rest);
 }
 
 /* The original's first bytes (what agent_resolv keeps is in them). */

@@ -6,11 +6,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/io.h"
 #include "common/xalloc.h"
 #include "runtime/credential_read.h"
 #include "runtime/egress/inject_wire.h"
@@ -40,20 +40,15 @@ credential_read_value (const struct credential_decl *d, char **value, size_t *le
     }
   else
     {
-      cleanup_close int fd = open (d->source + 5, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-      struct stat st;
+      /* (a symlink is refused as not a regular file: its fd is its own) */
+      cleanup_close int fd = io_open_regular (open (d->source + 5, O_PATH | O_CLOEXEC | O_NOFOLLOW));
       ssize_t r = 0;
 
-      if (fd < 0 || fstat (fd, &st) < 0)
+      if (fd < 0)
         {
           free (buf);
-          return agentrt_error (err, errno, "credential %s: %s: open", d->name, d->source);
-        }
-      if (!S_ISREG (st.st_mode))
-        {
-          free (buf);
-          return agentrt_error (err, EINVAL, "credential %s: %s: not a regular file",
-                                d->name, d->source);
+          return agentrt_error (err, errno, "credential %s: %s: %s", d->name, d->source,
+                                errno == EINVAL ? "not a regular file" : "open");
         }
       while (n < CREDENTIAL_VALUE_MAX + 3
              && ((r = read (fd, buf + n, CREDENTIAL_VALUE_MAX + 3 - n)) > 0

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/openat2.h"
 #include "runtime/path_resolve.h"
 
@@ -31,31 +32,14 @@ path_open_in_root_nofollow (int rootfd, const char *path, int flags)
 }
 
 int
-path_reopen_regular (int pathfd)
+path_open_regular_in_root (int rootfd, const char *path)
 {
-  struct stat st;
-  char proc[32];
-  int fd = -EINVAL;
+  int pathfd = path_open_in_root (rootfd, path, O_PATH), fd;
 
   if (pathfd < 0)
     return pathfd;
-  if (fstat (pathfd, &st) < 0)
-    fd = -errno;
-  else if (S_ISREG (st.st_mode))
-    {
-      snprintf (proc, sizeof proc, "/proc/self/fd/%d", pathfd);
-      fd = open (proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-      if (fd < 0)
-        fd = -errno;
-    }
-  close (pathfd);
-  return fd;
-}
-
-int
-path_open_regular_in_root (int rootfd, const char *path)
-{
-  return path_reopen_regular (path_open_in_root (rootfd, path, O_PATH));
+  fd = io_open_regular (pathfd);
+  return fd < 0 ? -errno : fd;
 }
 
 static int

@@ -17,16 +17,9 @@ int path_open_in_root (int rootfd, const char *path, int flags);
  * and /dev entries that must be exactly what they claim). */
 int path_open_in_root_nofollow (int rootfd, const char *path, int flags);
 
-/* The regular file the O_PATH fd pathfd names (consumed: closed in any
- * case), opened again to read (O_NONBLOCK, O_NOCTTY), or -EINVAL for
- * anything else, which is never opened: a FIFO would block the caller, a
- * device node (a disk, a watchdog) opened by the runtime, root on the
- * host, would act on or read the host's device.  pathfd < 0 is returned
- * as is. */
-int path_reopen_regular (int pathfd);
-
 /* path_open_in_root's file for reading, when it is a regular file
- * (path_reopen_regular): what the runtime reads from an image or a
+ * (common/io.h io_open_regular: a FIFO, a device node, a directory are
+ * never opened, -EINVAL): what the runtime reads from an image or a
  * container's tree. */
 int path_open_regular_in_root (int rootfd, const char *path);
 

@@ -169,6 +169,65 @@ ct_pids ()
   has_line "certs: 1"
 }
 
+@test "credentials: a bundle path that is a symlink out of the list (Arch's) trusts the CA too, bound once; a directory there is left alone" {
+  # Arch: /etc/ssl/certs/ca-certificates.crt and /etc/ssl/cert.pem both
+  # lead to /etc/ca-certificates/extracted/tls-ca-bundle.pem, here through
+  # a second symlink; openSUSE's path a directory
+  local ex=$ROOTFS/etc/ca-certificates/extracted
+  mkdir -p "$ex" "$ROOTFS/etc/ssl/certs" "$ROOTFS/etc/ssl/ca-bundle.pem"
+  printf 'IMAGE-CA-MARKER\n' >"$ex/tls-ca-bundle.pem"
+  ln -s tls-ca-bundle.pem "$ex/link.pem"
+  rm -f "$ROOTFS/etc/ssl/certs/ca-certificates.crt" "$ROOTFS/etc/ssl/cert.pem"
+  ln -s ../../ca-certificates/extracted/link.pem "$ROOTFS/etc/ssl/certs/ca-certificates.crt"
+  ln -s ../ca-certificates/extracted/tls-ca-bundle.pem "$ROOTFS/etc/ssl/cert.pem"
+  add_annotation run.agentrt.credentials GH
+  run_ct sh -c 'b=/run/agentrt/ca-bundle.pem
+    for f in /etc/ssl/certs/ca-certificates.crt /etc/ssl/cert.pem; do cmp -s "$f" "$b" && echo "same: $f"; done
+    grep -c "^IMAGE-CA-MARKER\$" "$b" | sed "s/^/image: /"
+    echo "dir: $(stat -c %F /etc/ssl/ca-bundle.pem)"
+    grep -c " /etc/ca-certificates/extracted/tls-ca-bundle.pem " /proc/self/mountinfo | sed "s/^/mounts: /"'
+  check_status 0
+  has_line "same: /etc/ssl/certs/ca-certificates.crt"
+  has_line "same: /etc/ssl/cert.pem"
+  has_line "image: 1"
+  has_line "dir: directory"
+  has_line "mounts: 1"
+}
+
+@test "credentials: a bundle in a directory the engine binds (the host's /etc/ssl/certs) is the one read and bound over" {
+  # Kubernetes manifests often bind the host's /etc/ssl/certs; the image
+  # has no bundle of its own there
+  local certs=$BATS_TEST_TMPDIR/host-certs
+  mkdir -p "$certs"
+  printf 'HOST-CA-MARKER\n' >"$certs/ca-certificates.crt"
+  rm -rf "$ROOTFS/etc/ssl"
+  update_config '.mounts += [{destination: "/etc/ssl/certs", type: "bind", source: $d,
+    options: ["rbind", "ro"]}]' --arg d "$certs"
+  add_annotation run.agentrt.credentials GH
+  run_ct sh -c 'b=/run/agentrt/ca-bundle.pem
+    cmp -s /etc/ssl/certs/ca-certificates.crt "$b" && echo same
+    grep -c "^HOST-CA-MARKER\$" "$b" | sed "s/^/host: /"'
+  check_status 0
+  has_line same
+  has_line "host: 1"
+}
+
+@test "credentials: a symlink in a bound directory does not lead the runtime out of it" {
+  # the bound directory may be one the container wrote: an absolute
+  # symlink there names the container's path, never the host's
+  local certs=$BATS_TEST_TMPDIR/host-certs secret=$BATS_TEST_TMPDIR/host-secret
+  mkdir -p "$certs"
+  printf 'HOST-SECRET-MARKER\n' >"$secret"
+  ln -s "$secret" "$certs/ca-certificates.crt"
+  rm -rf "$ROOTFS/etc/ssl"
+  update_config '.mounts += [{destination: "/etc/ssl/certs", type: "bind", source: $d,
+    options: ["rbind", "ro"]}]' --arg d "$certs"
+  add_annotation run.agentrt.credentials GH
+  run_ct sh -c 'grep -c HOST-SECRET-MARKER /run/agentrt/ca-bundle.pem | sed "s/^/secret: /"'
+  check_status 0
+  has_line "secret: 0"
+}
+
 @test "credentials: on the transparent path too (a client that ignores the proxy variables)" {
   add_annotation run.agentrt.credentials GH
   run_ct sh -c "unset HTTP_PROXY HTTPS_PROXY ALL_PROXY http_proxy https_proxy all_proxy

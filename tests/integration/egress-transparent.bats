@@ -457,6 +457,29 @@ open(sys.argv[2], "wb").write(struct.pack(">H", len(q)) + q)' "$1" "$2"
   fi
 }
 
+@test "transparent: a FIFO at resolv.conf (the image's) or hosts (the engine's bind) is never opened by the runtime" {
+  # Read by the runtime, root on the host, for the agent's resolv.conf and
+  # the sidecar's name files: only a regular file is opened.  A FIFO
+  # shows an open: its writer, blocked until a reader comes, goes on.
+  requires mkfifo
+  local fifo=$BATS_TEST_TMPDIR/hosts.fifo probes=() p
+  rm -f "$ROOTFS/etc/resolv.conf"
+  mkfifo "$ROOTFS/etc/resolv.conf" "$fifo"
+  update_config '.mounts |= map(select(.destination != "/etc/resolv.conf"))
+    | (.mounts[] | select(.destination == "/etc/hosts")).source = $f' --arg f "$fifo"
+  for p in "$ROOTFS/etc/resolv.conf" "$fifo"; do
+    (: >"$p" && touch "$p.opened") 3>&- >/dev/null 2>&1 &
+    probes+=($!)
+  done
+  run_ct echo started
+  kill "${probes[@]}" 2>/dev/null || true
+  wait "${probes[@]}" 2>/dev/null || true
+  check_status 0
+  has_line started
+  [[ ! -e $ROOTFS/etc/resolv.conf.opened ]] || fail "the runtime opened the image's FIFO resolv.conf"
+  [[ ! -e $fifo.opened ]] || fail "the runtime opened the engine's FIFO hosts"
+}
+
 @test "transparent: a container without resolv.conf asks the stub all the same, and its image gets none" {
   # the sidecar, whose outside is the bundle's, then has no resolv.conf
   # either: web.test comes from the hosts file it is given

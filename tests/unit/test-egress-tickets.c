@@ -1,9 +1,9 @@
 /* Unit tests of runtime/egress/ticket_store.c: a session never goes to
- * another name (not a longer or shorter one, not one with a trailing dot),
- * is offered once, not after it expired, and a slot never holds more than
- * its depth; then the order sessions come back in.  The sessions are
- * counters here: released ones are counted, so a leak or a double release
- * shows. */
+ * another name (not a longer or shorter one, not one with a trailing dot,
+ * not an IDN's UTF-8 form for its A-label), is offered once, not after it
+ * expired, and a slot never holds more than its depth; then the order
+ * sessions come back in.  The sessions are counters here: released ones
+ * are counted, so a leak or a double release shows. */
 #include "config.h"
 
 #include <stdint.h>
@@ -43,6 +43,14 @@ test_no_other_name_gets_a_slot (void)
     CHECK (ticket_store_slot (&s, others[i]) == NULL);
   CHECK (ticket_store_slot (&s, NULL) == NULL);
   CHECK (ticket_store_slot (&s, "API.Test") == ticket_store_slot (&s, "api.test"));
+  /* an IDN: its A-label is the name; the U-label (UTF-8, which the
+   * sidecar's host parser refuses before it gets here) is another, and
+   * only ASCII letters match across case */
+  ticket_store_add_host (&s, "xn--bcher-kva.test");
+  CHECK (ticket_store_slot (&s, "xn--bcher-kva.test") != NULL);
+  CHECK (ticket_store_slot (&s, "XN--BCHER-KVA.test") == ticket_store_slot (&s, "xn--bcher-kva.test"));
+  CHECK (ticket_store_slot (&s, "b\xc3\xbc" "cher.test") == NULL);
+  CHECK (ticket_store_slot (&s, "B\xc3\x9c" "CHER.test") == NULL);
   /* a session for no slot is released at once */
   ticket_slot_put (&s, NULL, S (1), 100, 0);
   CHECK (released[1] == 1);

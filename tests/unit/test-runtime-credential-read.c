@@ -1,7 +1,7 @@
 /* Reading an injected credential's value at create
  * (runtime/credential_read.h), hostile sources first: a symlink (to a
  * good file, even), a fifo nobody writes (refused at once, not waited
- * on), a device, a directory, a file whose read fails, an empty or
+ * on, and never opened: its writer stays blocked), a device, a directory, a file whose read fails, an empty or
  * oversized value, a NUL or a line break inside it, a variable that is
  * not set; then the good ones (the trailing newline, or CR LF, dropped). */
 #include "config.h"
@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/xalloc.h"
@@ -137,6 +140,45 @@ test_hostile_files (void)
   free (fifo);
 }
 
+/* A FIFO is refused without being opened: opening it would let a writer
+ * blocked in open(2) go on (as opening a device node acts on the device).
+ * The writer is a child, waited for until the kernel shows it blocked
+ * there (wchan), or 1 s where wchan says nothing. */
+static void
+test_fifo_never_opened (void)
+{
+  char *fifo = path_of ("fifo-writer"), *src = xasprintf ("file:%s", fifo), wchan[64] = "";
+  char *wpath;
+  pid_t pid;
+  int status;
+
+  CHECK (mkfifo (fifo, 0600) == 0);
+  pid = fork ();
+  CHECK (pid >= 0);
+  if (pid == 0)
+    _exit (open (fifo, O_WRONLY) >= 0 ? 0 : 1); /* returns once a reader opens it */
+  wpath = xasprintf ("/proc/%d/wchan", (int) pid);
+  for (int i = 0; i < 100 && strcmp (wchan, "wait_for_partner") != 0; i++)
+    {
+      FILE *f = fopen (wpath, "r");
+      if (f)
+        {
+          if (fgets (wchan, sizeof wchan, f) == NULL)
+            wchan[0] = '\0';
+          fclose (f);
+        }
+      nanosleep (&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+    }
+  expect_refused (src, "not a regular file");
+  nanosleep (&(struct timespec){ .tv_nsec = 200 * 1000 * 1000 }, NULL);
+  CHECK (waitpid (pid, &status, WNOHANG) == 0); /* still blocked: never opened */
+  kill (pid, SIGKILL);
+  waitpid (pid, &status, 0);
+  free (wpath);
+  free (src);
+  free (fifo);
+}
+
 static void
 test_good (void)
 {
@@ -170,11 +212,13 @@ int
 main (void)
 {
   static const char *const names[]
-      = { "good", "empty", "newline", "nul", "lines", "cr", "spaced", "big", "crlf", "max" };
+      = { "good", "empty", "newline", "nul", "lines", "cr", "spaced", "big", "crlf", "max",
+          "fifo-writer" };
 
   if (mkdtemp (dir) == NULL)
     return 99;
   RUN_TEST (test_hostile_files);
+  RUN_TEST (test_fifo_never_opened);
   RUN_TEST (test_good);
   for (size_t i = 0; i < sizeof (names) / sizeof (*names); i++)
     {
