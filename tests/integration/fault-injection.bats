@@ -262,6 +262,9 @@ s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); time.sleep(1
   for _ in $(seq 50); do [[ -S $sock ]] && break; sleep 0.1; done
   hardening_policy '.egress.ask = {socket: $s, timeout: 2}' --arg s "$sock" || return 1
   AGENTRT_FAULT_FAIL=monitor:approver-connect start_ct
+  # the monitor connects when it starts the sidecar: at the first connection
+  egress_first_connection
+  wait_for_audit '.event == "incident"'
   run audit_events incident
   [[ $output == *"the approver at $sock cannot be reached (Input/output error)"* ]] || fail "$output"
   fault_snapshot "$CT_ID"
