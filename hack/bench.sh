@@ -11,7 +11,10 @@
 #              engine-shaped bundles under crun and agentrt off and hardened:
 #              Docker's and Podman's seccomp profile as the engines send it
 #              (hack/bench/engines), alone and with the engine's masks,
-#              read-only paths, capabilities and limits ("-full")
+#              read-only paths, capabilities and limits ("-full"); and
+#              agentrt hardened running one and two `wget`s through its
+#              proxy ("conn1", "conn2"): what the first connection, which
+#              starts the sidecar, and a second one add to `run`
 #   lifecycle  create, start and delete --force of a detached `sleep`, the
 #              same runtimes interleaved, each step timed; agentrt hardened
 #              with its user namespace (policy userns.mode "auto") and
@@ -174,6 +177,10 @@ jq '.ociVersion = "1.0.2"' "$T/bundle/config.json" >"$T/base.json"
 bundle () { bench_bundle "$T" "$@"; } # NAME JQ-FILTER [JQ-ARGS...]
 bundle true '.process.args = ["/bin/true"]'
 bundle true-none '.process.args = ["/bin/true"] | .annotations["run.agentrt.egress"] = "none"'
+# N requests through the proxy (refused: the name is not allowlisted)
+WGET='wget -q -O /dev/null http://first.invalid/ 2>/dev/null'
+bundle true-conn1 '.process.args = ["sh", "-c", $w + "; true"]' --arg w "$WGET"
+bundle true-conn2 '.process.args = ["sh", "-c", $w + "; " + $w + "; true"]' --arg w "$WGET"
 bundle sleep '.process.args = ["sleep", "100000"]'
 # What engines bind into every container, and a work directory.
 bench_engine_files "$T/engine-files"
@@ -283,12 +290,15 @@ section_run ()
     plan_line agentrt run - "${AGENTRT_OFF[@]}" run --bundle "$T/true" a@I@
     plan_line agentrt-hard-none run - "${AGENTRT_HARD[@]}" run --bundle "$T/true-none" n@I@
     plan_line agentrt-hard run - "${AGENTRT_HARD[@]}" run --bundle "$T/true" h@I@
+    plan_line agentrt-hard-conn1 run - "${AGENTRT_HARD[@]}" run --bundle "$T/true-conn1" h1@I@
+    plan_line agentrt-hard-conn2 run - "${AGENTRT_HARD[@]}" run --bundle "$T/true-conn2" h2@I@
     plan_line runc-binds run - "$RUNC" --root "$STATE/root-runc" run --bundle "$T/true-binds" rb@I@
     plan_line crun-binds run "$CRUN_NS" "$CRUN" --root "$STATE/root-crun" run --bundle "$T/true-binds" cb@I@
     plan_line agentrt-binds run - "${AGENTRT_OFF[@]}" run --bundle "$T/true-binds" ab@I@
     plan_line agentrt-hard-binds run - "${AGENTRT_HARD[@]}" run --bundle "$T/true-binds" hb@I@
     if [[ -n $BASELINE ]]; then
       plan_line baseline-hard run - "${BASELINE_HARD[@]}" run --bundle "$T/true" bh@I@
+      plan_line baseline-hard-conn1 run - "${BASELINE_HARD[@]}" run --bundle "$T/true-conn1" b1@I@
       plan_line baseline-hard-binds run - "${BASELINE_HARD[@]}" run --bundle "$T/true-binds" bb@I@
     fi
     for v in "${ENGINE_VARIANTS[@]}"; do
@@ -308,7 +318,9 @@ section_run ()
     --diff agentrt-hard-none:agentrt --diff agentrt-hard:agentrt-hard-none \
     --diff agentrt-hard:agentrt --diff agentrt-hard-binds:agentrt-hard \
     --diff agentrt-hard-binds:agentrt-binds \
+    --diff agentrt-hard-conn1:agentrt-hard --diff agentrt-hard-conn2:agentrt-hard-conn1 \
     ${BASELINE:+--ratio baseline-hard/crun --diff agentrt-hard:baseline-hard} \
+    ${BASELINE:+--diff agentrt-hard-conn1:baseline-hard-conn1} \
     ${BASELINE:+--diff agentrt-hard-binds:baseline-hard-binds} \
     $(engine_figures run) >&2
   log "   $(load) at the end"

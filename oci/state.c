@@ -78,8 +78,6 @@ container_state_to_json (const struct container_state *s, agentrt_error_t *err)
   json_kv_uint (w, "monitorStart", s->monitor_start);
   if (s->monitor_is_run)
     json_kv_bool (w, "monitorIsRun", true);
-  json_kv_int (w, "sidecarPid", s->sidecar_pid);
-  json_kv_uint (w, "sidecarStart", s->sidecar_start);
   json_kv_bool (w, "hostMountNs", s->host_mount_ns);
   json_kv_bool (w, "hardened", s->hardened);
   write_optional_string (w, "egress", s->egress);
@@ -143,9 +141,6 @@ parse_state (const struct json_ctx *c, const struct json_node *obj,
                           &s->monitor_start, NULL) < 0
       || json_member_bool (c, obj, NULL, "monitorIsRun", JSON_OPTIONAL,
                            &s->monitor_is_run, NULL) < 0
-      || member_pid (c, obj, "sidecarPid", JSON_OPTIONAL, &s->sidecar_pid) < 0
-      || json_member_int (c, obj, NULL, "sidecarStart", JSON_OPTIONAL, JSON_U64,
-                          &s->sidecar_start, NULL) < 0
       || json_member_bool (c, obj, NULL, "hostMountNs", JSON_OPTIONAL,
                            &s->host_mount_ns, NULL) < 0
       || json_member_bool (c, obj, NULL, "hardened", JSON_OPTIONAL,

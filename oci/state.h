@@ -28,8 +28,6 @@ struct container_state
   uint64_t monitor_start;
   bool monitor_is_run;   /* the monitor is the `agentrt run` process itself:
                             it ends with the container, nobody stops it */
-  pid_t sidecar_pid;     /* egress proxy; 0 when the container has none */
-  uint64_t sidecar_start;
   bool host_mount_ns;    /* no mount namespace: the rootfs mounts are the
                             runtime's, unmounted at delete */
   /* What the hardening decided, for later commands (exec, the monitor,

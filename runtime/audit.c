@@ -245,6 +245,16 @@ audit_sidecar_died (struct audit_trail *t, int status, const char *why)
 }
 
 int
+audit_sidecar_failed (struct audit_trail *t, const char *why)
+{
+  struct json_writer *w = begin (t->id, "sidecar");
+  cleanup_free char *detail = xasprintf ("the egress proxy could not start "
+                                         "(%s): the agent has no egress", why);
+  json_kv_string (w, "detail", detail);
+  return trail_emit (t, w);
+}
+
+int
 audit_exit (struct audit_trail *t, int status, uint64_t lifetime_ms)
 {
   struct json_writer *w = begin (t->id, "exit");

@@ -65,6 +65,9 @@ int audit_incident (struct audit_trail *t, const char *kind,
 /* "sidecar": the egress proxy stopped while the container ran (status as
  * wait(2) gives it, -1 when unknown; why: what it said before, or NULL). */
 int audit_sidecar_died (struct audit_trail *t, int status, const char *why);
+/* "sidecar": the egress proxy could not be started at the agent's first
+ * connection (why: the failed step), no status. */
+int audit_sidecar_failed (struct audit_trail *t, const char *why);
 /* "exit": status as wait(2) gives it (or -1 when unknown), lifetime in ms. */
 int audit_exit (struct audit_trail *t, int status, uint64_t lifetime_ms);
 

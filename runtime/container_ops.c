@@ -371,42 +371,30 @@ kill_everything (struct container *c, struct cgroup *cg, agentrt_error_t *err)
 }
 
 /* Once the init is gone the monitor records the exit, stops the sidecar
- * and exits on its own: give it that chance, then stop what is left (the
- * sidecar first, or the monitor would record its death), each checked
- * against its recorded start time.  A monitor that is an `agentrt run` is
- * left alone: it ends by itself once it has recorded the exit (waiting for
- * it here would wait for its own delete, which waits for this one). */
+ * and exits on its own: give it that chance, then kill it, checked against
+ * its recorded start time (its sidecar, if one started, dies with it:
+ * PR_SET_PDEATHSIG).  A monitor that is an `agentrt run` is left alone: it
+ * ends by itself once it has recorded the exit (waiting for it here would
+ * wait for its own delete, which waits for this one). */
 static void
 stop_helpers (struct container *c)
 {
-  pid_t pids[2] = { c->state->sidecar_pid, c->state->monitor_pid };
-  uint64_t starts[2] = { c->state->sidecar_start, c->state->monitor_start };
-  int i, monitor;
+  pid_t pid = c->state->monitor_pid;
+  int monitor;
 
   if (c->state->monitor_is_run)
+    return;
+  monitor = proc_pidfd_open_checked (pid, c->state->monitor_start);
+  if (monitor < 0)
+    return;
+  if (!proc_pidfd_wait (monitor, 2000))
     {
-      if (proc_is_alive (pids[1], starts[1]))
-        return;
-      pids[1] = 0;
-    }
-  monitor = proc_pidfd_open_checked (pids[1], starts[1]);
-
-  if (monitor >= 0)
-    {
+      syscall (SYS_pidfd_send_signal, monitor, SIGKILL, NULL, 0);
       proc_pidfd_wait (monitor, 2000);
-      close (monitor);
     }
-  for (i = 0; i < 2; i++)
-    {
-      int pidfd = proc_pidfd_open_checked (pids[i], starts[i]);
-      if (pidfd < 0)
-        continue;
-      syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-      proc_pidfd_wait (pidfd, 2000);
-      close (pidfd);
-    }
+  close (monitor);
   /* `run` is the monitor's parent: reap it (anyone else gets ECHILD) */
-  waitpid (c->state->monitor_pid, NULL, WNOHANG);
+  waitpid (pid, NULL, WNOHANG);
 }
 
 /* A create stopped before its cgroup was entered: its processes are

@@ -16,8 +16,6 @@ create_rollback_run (struct rollback *rb)
 {
   cleanup_error agentrt_error_t ignored = NULL;
   monitor_local_free (rb->local_monitor);
-  if (rb->monitor.sidecar > 0)
-    kill (rb->monitor.sidecar, SIGKILL);
   if (rb->monitor.monitor > 0)
     {
       kill (rb->monitor.monitor, SIGKILL);

@@ -65,7 +65,7 @@ create_start_monitor (struct create_ctx *ctx, agentrt_error_t *err)
   return 0;
 }
 
-/* `run`'s own monitor: recorded as the monitor, with its sidecar. */
+/* `run`'s own monitor: recorded as the monitor. */
 static int
 commit_local_monitor (struct create_ctx *ctx, const struct monitor_commit *c,
                       agentrt_error_t *err)
@@ -76,14 +76,11 @@ commit_local_monitor (struct create_ctx *ctx, const struct monitor_commit *c,
     return -1;
   pids->monitor = getpid ();
   proc_stat_read (pids->monitor, &pids->monitor_start, NULL);
-  pids->sidecar = monitor_local_sidecar (ctx->rb.local_monitor);
-  if (pids->sidecar > 0)
-    proc_stat_read (pids->sidecar, &pids->sidecar_start, NULL);
   ctx->state.monitor_is_run = true;
   return 0;
 }
 
-/* The init is ready: the monitor starts watching it, and the sidecar. */
+/* The init is ready: the monitor starts watching it, and arms the sidecar. */
 int
 create_commit_monitor (struct create_ctx *ctx, agentrt_error_t *err)
 {
@@ -107,7 +104,5 @@ create_commit_monitor (struct create_ctx *ctx, agentrt_error_t *err)
   fault_point ("create:monitor-committed");
   ctx->state.monitor_pid = ctx->rb.monitor.monitor;
   ctx->state.monitor_start = ctx->rb.monitor.monitor_start;
-  ctx->state.sidecar_pid = ctx->rb.monitor.sidecar;
-  ctx->state.sidecar_start = ctx->rb.monitor.sidecar_start;
   return create_save (ctx, err);
 }

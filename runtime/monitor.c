@@ -91,13 +91,13 @@ monitor_loop (struct monitor *m, int sigfd)
 {
   for (;;)
     {
-      struct pollfd p[5] = {
+      struct pollfd p[3 + MONITOR_EVENT_FDS] = {
         { .fd = m->pidfd, .events = POLLIN },
         { .fd = sigfd, .events = POLLIN },
         { .fd = m->sidecar_pidfd, .events = POLLIN },
       };
       monitor_event_fds (m, p + 3);
-      await_events (m, p, 5);
+      await_events (m, p, 3 + MONITOR_EVENT_FDS);
       if (p[0].revents & POLLIN)
         on_init_exit (m);
       if (p[1].revents & POLLIN)
@@ -249,14 +249,10 @@ monitor_main (const struct monitor_request *req, int sock)
   if (req->egress)
     {
       struct child_error cerr = { 0 };
-      if (monitor_start_sidecar (&m, &cerr) < 0)
+      if (monitor_arm_sidecar (&m, &cerr) < 0)
         report_and_exit (sock, cerr.status, cerr.msg);
-      ready.value = m.sidecar;
       if (sync_send (sock, &ready, NULL, 0) < 0)
-        {
-          monitor_stop_sidecar (&m);
-          _exit (1);
-        }
+        _exit (1);
     }
   close (sock);
   monitor_loop (&m, sigfd);
@@ -411,9 +407,6 @@ monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
   if (r < 0)
     return -1;
   out->monitor = h->pid;
-  out->sidecar = h->sidecar ? msg.value : 0;
   proc_stat_read (h->pid, &out->monitor_start, NULL);
-  if (out->sidecar > 0)
-    proc_stat_read (out->sidecar, &out->sidecar_start, NULL);
   return 0;
 }

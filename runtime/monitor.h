@@ -6,8 +6,10 @@
  *    mounts (`create` would wait for that otherwise),
  *  - enforces the wall-clock lifetime (kills the container, records why),
  *  - records limit events (OOM kills, the pids limit) from the cgroup,
- *  - starts the egress sidecar in the outside network namespace and
- *    records its death (the agent then has no egress: nothing replaces it),
+ *  - starts the egress sidecar in the outside network namespace on the
+ *    agent's first connection (socket activation: `create` and a
+ *    container that never connects do not pay for its start) and records
+ *    its death (the agent then has no egress: nothing replaces it),
  *  - records the exit, stops the sidecar and exits with the init.
  * It never outlives the container; `delete` also stops it by pid. */
 #ifndef AGENTRT_MONITOR_H
@@ -74,15 +76,15 @@ struct monitor_handle
 {
   pid_t pid;
   int sock;     /* until monitor_commit */
-  bool sidecar; /* it starts one at the commit */
+  bool sidecar; /* it arms one at the commit */
 };
 
+/* The sidecar is not here: it starts later, as the monitor's child, and
+ * dies with it (PR_SET_PDEATHSIG), or by itself with the init. */
 struct monitor_pids
 {
   pid_t monitor;
   uint64_t monitor_start;
-  pid_t sidecar;            /* 0 without egress */
-  uint64_t sidecar_start;
 };
 
 /* Forks the monitor.  Until monitor_commit it only prepares (its signals,
@@ -104,9 +106,9 @@ int monitor_cgroup_ready (struct monitor_handle *h, pid_t init_pid,
                           agentrt_error_t *err);
 
 /* The init is ready: once the monitor said it watches the init and its
- * cgroup, it is told to go on (nothing can fail after that) and starts the
- * sidecar, whose pid it answers with once forked.  Closes the handle's
- * socket. */
+ * cgroup, it is told to go on (nothing can fail after that) and arms the
+ * sidecar (monitor_arm_sidecar), answering once it has.  Closes the
+ * handle's socket. */
 int monitor_commit (struct monitor_handle *h, const struct monitor_commit *c,
                     struct monitor_pids *out, agentrt_error_t *err);
 
@@ -121,11 +123,9 @@ struct monitor *monitor_local_new (const struct monitor_request *req,
  * monitor do, done here. */
 int monitor_local_watch (struct monitor *m, pid_t init_pid,
                          uint64_t init_start, bool owned, agentrt_error_t *err);
-/* The init is ready: starts the sidecar (with egress). */
+/* The init is ready: arms the sidecar (with egress). */
 int monitor_local_commit (struct monitor *m, const struct monitor_commit *c,
                           agentrt_error_t *err);
-/* The sidecar's pid, 0 without one. */
-pid_t monitor_local_sidecar (const struct monitor *m);
 /* Stops the sidecar if one runs, closes and frees everything. */
 void monitor_local_free (struct monitor *m);
 

@@ -29,6 +29,7 @@ monitor_duties_init (struct monitor *m, const struct monitor_request *req)
   memset (m, 0, sizeof *m);
   m->req = req;
   m->sock = m->pidfd = m->timerfd = m->sidecar_pidfd = m->sidecar_report = -1;
+  m->sidecar_creds = -1;
   for (int i = 0; i < EGRESS_SOCKETS; i++)
     m->egress.sock[i] = -1;
   m->egress.netns = m->egress.resolv = m->egress.hosts = -1;
@@ -208,20 +209,46 @@ monitor_give_up (struct monitor *m, const char *what, int error)
 }
 
 void
-monitor_event_fds (const struct monitor *m, struct pollfd p[2])
+monitor_event_fds (const struct monitor *m, struct pollfd p[MONITOR_EVENT_FDS])
 {
+  int i;
+
   p[0] = (struct pollfd){ .fd = m->timerfd, .events = POLLIN };
   p[1] = (struct pollfd){ .fd = m->watch ? cgroup_watch_fd (m->watch) : -1,
                           .events = POLLIN };
+  for (i = 0; i < EGRESS_SOCKETS; i++)
+    p[2 + i] = (struct pollfd){ .fd = m->sidecar_binary ? m->egress.sock[i] : -1,
+                                .events = POLLIN };
+}
+
+/* The agent's first connection (or DNS datagram) waits in a listener's
+ * queue: the sidecar starts and finds it there.  A sidecar that cannot
+ * start leaves the agent without egress (its sockets are closed, its
+ * connects refused), recorded. */
+static void
+on_first_connection (struct monitor *m)
+{
+  struct child_error cerr = { 0 };
+
+  if (monitor_start_sidecar (m, &cerr) < 0)
+    audit_sidecar_failed (&m->trail, cerr.msg);
 }
 
 void
-monitor_on_events (struct monitor *m, const struct pollfd p[2])
+monitor_on_events (struct monitor *m, const struct pollfd p[MONITOR_EVENT_FDS])
 {
+  int i;
+
   if (p[0].fd >= 0 && (p[0].revents & POLLIN))
     on_lifetime (m);
   if (p[1].fd >= 0 && (p[1].revents & POLLIN))
     on_cgroup_event (m);
+  for (i = 0; i < EGRESS_SOCKETS; i++)
+    if (p[2 + i].fd >= 0 && p[2 + i].revents && m->sidecar_binary)
+      {
+        on_first_connection (m);
+        break;
+      }
 }
 
 int
@@ -349,7 +376,7 @@ monitor_local_new (const struct monitor_request *req, agentrt_error_t *err)
     {
       l->egress = *req->egress;
       l->egress.allow = xstrdup (req->egress->allow);
-      l->egress.trust_store = NULL; /* the sidecar starts within create: */
+      l->egress.trust_store = NULL; /* the sidecar starts later: */
       if (req->egress->trust_store)  /* a copy outlives the request */
         l->egress.trust_store = xstrdup (req->egress->trust_store);
       if (req->egress->ask)
@@ -409,15 +436,9 @@ monitor_local_commit (struct monitor *m, const struct monitor_commit *c,
     if (c->sock[i] >= 0
         && (m->egress.sock[i] = fcntl (c->sock[i], F_DUPFD_CLOEXEC, 3)) < 0)
       return agentrt_error (err, errno, "monitor: the egress fds");
-  if (monitor_start_sidecar (m, &cerr) < 0)
+  if (monitor_arm_sidecar (m, &cerr) < 0)
     return agentrt_error_verbatim (err, cerr.status, cerr.msg);
   return 0;
-}
-
-pid_t
-monitor_local_sidecar (const struct monitor *m)
-{
-  return m->sidecar;
 }
 
 void

@@ -37,6 +37,11 @@ struct monitor
   struct cgroup *cgroup;
   struct cgroup_watch *watch;
   struct egress_fds egress;
+  /* The sidecar starts on the agent's first connection: until then the
+   * monitor polls its sockets (monitor_event_fds), with the binary found
+   * and the credentials in their pipe at the commit. */
+  char *sidecar_binary;  /* armed and not started yet; NULL otherwise */
+  int sidecar_creds;     /* the credentials' pipe, -1: none */
   pid_t sidecar;
   int sidecar_pidfd;
   int sidecar_report; /* its start report: why it died before its exec */
@@ -66,10 +71,13 @@ int monitor_watch_cgroup (struct monitor *m, bool owned);
 int monitor_prepare_netns (struct monitor *m, int target, int *agent,
                            struct child_error *cerr);
 
-/* The timer's and the cgroup watch's fds, to poll (-1: none). */
-void monitor_event_fds (const struct monitor *m, struct pollfd p[2]);
-/* What poll found on them. */
-void monitor_on_events (struct monitor *m, const struct pollfd p[2]);
+/* The timer's, the cgroup watch's and, until the sidecar starts, its
+ * sockets in the agent's namespace: the fds to poll (-1: none). */
+#define MONITOR_EVENT_FDS (2 + EGRESS_SOCKETS)
+void monitor_event_fds (const struct monitor *m, struct pollfd p[MONITOR_EVENT_FDS]);
+/* What poll found on them: the lifetime, a limit event, or the agent's
+ * first connection (or datagram), which starts the sidecar. */
+void monitor_on_events (struct monitor *m, const struct pollfd p[MONITOR_EVENT_FDS]);
 /* The sidecar died (its wait status, reaped by the caller; -1 when it
  * could not be reaped). */
 void monitor_sidecar_exited (struct monitor *m, int status);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -129,7 +130,7 @@ sidecar_fail (int report, const char *step)
 static void __attribute__ ((noreturn))
 sidecar_exec (const char *binary, const struct monitor_request *req,
               const struct egress_fds *f, int pidfd, int approver, int creds,
-              int report)
+              int report, pid_t monitor)
 {
   const struct monitor_egress *e = req->egress;
   int src[SIDECAR_FDS] = { pidfd, req->audit_fd, f->resolv, f->hosts, approver, creds };
@@ -142,6 +143,10 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
 
   for (i = 0; i < EGRESS_SOCKETS; i++)
     src[SIDECAR_SOCK0 + i] = f->sock[i];
+  /* it goes with the monitor (which `delete` may have to kill): until
+   * its privileges change, when the sidecar sets this again itself */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid () != monitor)
+    sidecar_fail (report, "follow the monitor (PR_SET_PDEATHSIG)");
   if (f->netns >= 0 && setns (f->netns, CLONE_NEWNET) < 0)
     sidecar_fail (report, "enter the outside network namespace");
   /* Park every fd high, then bring them down to 3.. in order (dup2
@@ -219,8 +224,9 @@ sidecar_exec (const char *binary, const struct monitor_request *req,
 }
 
 /* The credentials' message in a pipe, whole (it is at most
- * INJECT_WIRE_MAX: the pipe is made large enough or the start fails),
- * then wiped from the monitor's memory: the sidecar alone keeps it.
+ * INJECT_WIRE_MAX: the pipe is made large enough or the create fails),
+ * then wiped from the monitor's memory: the pipe holds it until the
+ * sidecar starts and reads it, and the sidecar alone keeps it then.
  * Returns the read end, -1 without credentials, -2 on failure. */
 static int
 credentials_pipe (const struct monitor_egress *e, struct child_error *cerr)
@@ -250,34 +256,28 @@ credentials_pipe (const struct monitor_egress *e, struct child_error *cerr)
   return p[0];
 }
 
-/* Starts the sidecar, not waiting for its exec (create does not pay for
- * it).  What must hold before its fork is checked here: only the fds
- * meant for it may reach it, so every fd of the caller's is made
- * close-on-exec first, and a failure of that is one of the start.  What
- * fails in the child after the fork (or in the sidecar's own setup) makes
- * it exit: the monitor records its death (with the step, from the start
- * report, *report), and the agent then has no egress: nothing replaces
- * it. */
+/* Forks the sidecar (not waiting for its exec: the agent's connection
+ * waits in the listener's queue meanwhile).  What must hold before its
+ * fork is checked here: only the fds meant for it may reach it, so every
+ * fd of the caller's is made close-on-exec first, and a failure of that
+ * is one of the start.  What fails in the child after the fork (or in
+ * the sidecar's own setup) makes it exit: the monitor records its death
+ * (with the step, from the start report, *report), and the agent then has
+ * no egress: nothing replaces it. */
 static pid_t
-sidecar_start (const struct monitor_request *req, const struct egress_fds *f,
-               int pidfd, int approver, int *report, struct child_error *cerr)
+sidecar_start (struct monitor *m, int approver, int *report,
+               struct child_error *cerr)
 {
-  cleanup_free char *binary = monitor_egress_binary ();
   cleanup_close int report_w = -1;
-  cleanup_close int creds = -1;
+  pid_t monitor = getpid ();
   int pipefd[2];
   pid_t pid;
 
-  if (binary == NULL)
-    return child_error (cerr, ENOENT, "start the egress sidecar: "
-                        "agentrt-egress not found");
   if (FAULT_CALL ("monitor:sidecar-close-range",
                   syscall (SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC))
       < 0)
     return child_error (cerr, errno, "start the egress sidecar: close_range "
                         "(mark every fd close-on-exec)");
-  if ((creds = credentials_pipe (req->egress, cerr)) == -2)
-    return -1;
   if (pipe2 (pipefd, O_CLOEXEC | O_NONBLOCK) < 0)
     return child_error (cerr, errno, "start the egress sidecar: pipe");
   *report = pipefd[0];
@@ -288,10 +288,30 @@ sidecar_start (const struct monitor_request *req, const struct egress_fds *f,
     return child_error (cerr, errno, "start the egress sidecar: pipe");
   pid = fork ();
   if (pid == 0)
-    sidecar_exec (binary, req, f, pidfd, approver, creds, report_w);
+    sidecar_exec (m->sidecar_binary, m->req, &m->egress, m->pidfd, approver,
+                  m->sidecar_creds, report_w, monitor);
   if (pid < 0)
     return child_error (cerr, errno, "start the egress sidecar: fork");
   return pid;
+}
+
+int
+monitor_arm_sidecar (struct monitor *m, struct child_error *cerr)
+{
+  char *binary = monitor_egress_binary ();
+  int creds;
+
+  if (binary == NULL)
+    return child_error (cerr, ENOENT, "start the egress sidecar: "
+                        "agentrt-egress not found");
+  if ((creds = credentials_pipe (m->req->egress, cerr)) == -2)
+    {
+      free (binary);
+      return -1;
+    }
+  m->sidecar_binary = binary;
+  m->sidecar_creds = creds;
+  return 0;
 }
 
 int
@@ -387,8 +407,7 @@ int
 monitor_start_sidecar (struct monitor *m, struct child_error *cerr)
 {
   int approver = connect_approver (m);
-  pid_t pid = sidecar_start (m->req, &m->egress, m->pidfd, approver,
-                             &m->sidecar_report, cerr);
+  pid_t pid = sidecar_start (m, approver, &m->sidecar_report, cerr);
   int e;
 
   if (approver >= 0)
@@ -417,13 +436,13 @@ monitor_start_sidecar (struct monitor *m, struct child_error *cerr)
 }
 
 /* The sidecar has its own copies: the monitor keeps none, so that once
- * the sidecar is gone the agent's connects are refused instead of waiting
- * in a listen queue nobody serves. */
+ * the sidecar is gone (or could not start) the agent's connects are
+ * refused instead of waiting in a listen queue nobody serves. */
 void
 monitor_close_egress (struct monitor *m)
 {
   struct egress_fds *e = &m->egress;
-  int *fds[] = { &e->netns, &e->resolv, &e->hosts };
+  int *fds[] = { &e->netns, &e->resolv, &e->hosts, &m->sidecar_creds };
   size_t i;
   netns_egress_close (e->sock);
   for (i = 0; i < sizeof fds / sizeof fds[0]; i++)
@@ -432,5 +451,6 @@ monitor_close_egress (struct monitor *m)
         close (*fds[i]);
         *fds[i] = -1;
       }
+  free (m->sidecar_binary);
+  m->sidecar_binary = NULL;
 }
-

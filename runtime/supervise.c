@@ -80,16 +80,19 @@ forward_until_exit (pid_t pid, struct monitor *local, int sigfd,
 
   for (;;)
     {
-      struct pollfd p[5] = { { .fd = sigfd, .events = POLLIN },
-                             { .fd = t->master, .events = POLLIN },
-                             { .fd = stdin_open ? STDIN_FILENO : -1,
-                               .events = POLLIN },
-                             { .fd = -1 }, { .fd = -1 } };
+      struct pollfd p[3 + MONITOR_EVENT_FDS] = {
+        { .fd = sigfd, .events = POLLIN },
+        { .fd = t->master, .events = POLLIN },
+        { .fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN },
+      };
       struct signalfd_siginfo si;
+      size_t i;
 
+      for (i = 3; i < sizeof p / sizeof p[0]; i++)
+        p[i].fd = -1;
       if (local)
         monitor_event_fds (local, p + 3);
-      if (poll (p, 5, -1) < 0 && errno != EINTR)
+      if (poll (p, 3 + MONITOR_EVENT_FDS, -1) < 0 && errno != EINTR)
         return -1;
       if (local)
         monitor_on_events (local, p + 3);

@@ -551,7 +551,8 @@ setup (struct egress *eg, agentrt_error_t *err)
   if (setup_credentials (eg, err) < 0)
     return -1;
 
-  if (lockdown_privileges (eg->opt.uid, eg->opt.gid, err) < 0)
+  if (lockdown_privileges (eg->opt.uid, eg->opt.gid, err) < 0
+      || lockdown_follow_parent (eg->parent, err) < 0)
     return -1;
   if (!eg->opt.no_landlock && lockdown_landlock (err) < 0)
     return -1;
@@ -647,7 +648,7 @@ int
 main (int argc, char **argv)
 {
   cleanup_error agentrt_error_t err = NULL;
-  struct egress eg = { .epfd = -1, .sigfd = -1 };
+  struct egress eg = { .epfd = -1, .sigfd = -1, .parent = getppid () };
 
   parse_args (argc, argv, &eg.opt);
   if (eg.opt.self_test)

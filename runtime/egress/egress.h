@@ -73,6 +73,7 @@ struct ask_pending;
 struct egress
 {
   struct egress_options opt;
+  pid_t parent; /* the monitor, which it dies with (lockdown_follow_parent) */
   int epfd, sigfd;
   struct allowlist *allow;
   struct resolv_conf rc;

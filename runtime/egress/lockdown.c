@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -183,6 +184,17 @@ lockdown_privileges (uid_t uid, gid_t gid, agentrt_error_t *err)
     return -1;
   if (FAULT_CALL ("egress:no-new-privs", prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) < 0)
     return agentrt_error (err, errno, "prctl PR_SET_NO_NEW_PRIVS");
+  return 0;
+}
+
+int
+lockdown_follow_parent (pid_t parent, agentrt_error_t *err)
+{
+  if (FAULT_CALL ("egress:pdeathsig", prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)) < 0)
+    return agentrt_error (err, errno, "prctl PR_SET_PDEATHSIG");
+  if (getppid () != parent)
+    return agentrt_error (err, ESRCH, "the process that started it (pid %d) "
+                          "is gone", (int) parent);
   return 0;
 }
 

@@ -202,6 +202,9 @@ host_uid ()
   [[ $(host_uid "$init") == "$RL_UID" ]] || fail "the init is not the user's on the host"
   # the sidecar: the policy's uid 65534 as the user's namespace maps it
   # (neither root nor the user), outside the agent's network namespace
+  # it starts on the agent's first connection
+  upm exec worker busybox nc -w 1 127.0.0.1 3128 </dev/null >/dev/null 2>&1 || true
+  wait_until 50 pgrep -f -- "agentrt-egress --id $id"
   sidecar=$(pgrep -f -- "agentrt-egress --id $id")
   [[ -n $sidecar ]] || fail "no sidecar for $id"
   [[ $(host_uid "$sidecar") == $((RL_SUBUID + 65533)) ]] \

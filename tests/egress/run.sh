@@ -716,6 +716,7 @@ if grep -qaF egress:close-range "$PROXY"; then
     "egress:setgroups|privileges: setgroups" "egress:setresgid|privileges: setresgid 65534"
     "egress:capbset|from the bounding set" "egress:setresuid|privileges: setresuid 65534"
     "egress:capset|capabilities: clear" "egress:no-new-privs|PR_SET_NO_NEW_PRIVS"
+    "egress:pdeathsig|prctl PR_SET_PDEATHSIG"
     "egress:landlock|Landlock: restrict self" "egress:seccomp|seccomp: load the egress filter"
     "egress:epoll-wait|agentrt-egress stops: epoll_wait")
   # every failure point of the binary is tested here

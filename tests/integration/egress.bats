@@ -145,13 +145,14 @@ CURL=/host/usr/bin/curl
   add_annotation run.agentrt.egress none
   update_config 'del(.annotations["run.agentrt.egress.allow"])'
   start_ct
-  [[ -z $(egress_sidecar_pid) ]] || fail "a sidecar runs: $(egress_sidecar_pid)"
   rt exec "$CT_ID" sh -c '
     env | grep -ci "^http_proxy=" | sed "s/^/proxy-vars /"
     busybox wget -q -T 3 -O - http://web.test/ 2>&1; echo wget=$?
     busybox nc -w 2 127.0.0.1 3128 </dev/null; echo listener=$?
     busybox nc -w 2 1.2.3.10 80 </dev/null; echo tcp=$?
     ip -o link | wc -l | sed "s/^/links /"'
+  # not even after those connections
+  [[ -z $(egress_sidecar_pid) ]] || fail "a sidecar runs: $(egress_sidecar_pid)"
   # (busybox wget, with neither proxy nor route, may even crash: any
   # failure will do)
   [[ $output == *wget=* && $output != *wget=0* ]] || fail "$output"
@@ -165,7 +166,7 @@ CURL=/host/usr/bin/curl
 @test "egress: a killed sidecar leaves the agent without egress, recorded" {
   start_ct
   local sidecar
-  sidecar=$(egress_sidecar_pid)
+  sidecar=$(egress_sidecar_started)
   [[ -n $sidecar ]] || fail "no sidecar for $CT_ID"
   # a transfer under way: the server streams until the client goes away
   rt exec -d "$CT_ID" sh -c 'busybox wget -q -O /tmp/stream http://web.test/stream; echo "wget=$?" >/tmp/stream.done'
@@ -196,10 +197,31 @@ CURL=/host/usr/bin/curl
   [[ $(ct_status "$CT_ID") == running ]] || fail "the container did not survive its sidecar"
 }
 
+@test "egress: the sidecar starts on the agent's first connection, and dies with its monitor" {
+  start_ct
+  sleep 0.5
+  [[ -z $(egress_sidecar_pid) ]] || fail "a sidecar runs before any connection"
+  rt exec "$CT_ID" busybox wget -q -O - http://web.test/
+  has_line "hello from web"
+  local sidecar monitor tries=50
+  sidecar=$(egress_sidecar_pid)
+  [[ -n $sidecar ]] || fail "no sidecar after the first connection"
+  monitor=$(awk '$1 == "PPid:" { print $2 }' "/proc/$sidecar/status")
+  [[ $(tr '\0' ' ' <"/proc/$monitor/cmdline") == *"$CT_ID"* ]] || fail "pid $monitor is not the monitor"
+  # what `delete` does to a monitor that does not end: the sidecar goes too
+  kill -KILL "$monitor"
+  until [[ ! -e /proc/$sidecar || $(awk '$1 == "State:" { print $2 }' "/proc/$sidecar/status" 2>/dev/null) == Z ]]; do
+    ((tries-- > 0)) || fail "the sidecar outlived its monitor"
+    sleep 0.1
+  done
+  rt_ok delete --force "$CT_ID"
+  no_leftovers "$CT_ID"
+}
+
 @test "egress: after delete no sidecar or monitor is left" {
   start_ct
   local sidecar monitor
-  sidecar=$(egress_sidecar_pid)
+  sidecar=$(egress_sidecar_started)
   monitor=$(ps -o ppid= -p "$sidecar" | tr -d ' ')
   [[ -n $sidecar && -n $monitor ]] || fail "sidecar '$sidecar', monitor '$monitor'"
   [[ $(tr '\0' ' ' <"/proc/$monitor/cmdline") == *"$CT_ID"* ]] || fail "pid $monitor is not the monitor"
@@ -223,7 +245,7 @@ CURL=/host/usr/bin/curl
 start_polling_ct ()
 {
   start_ct
-  SIDECAR=$(egress_sidecar_pid)
+  SIDECAR=$(egress_sidecar_started)
   [[ -n $SIDECAR ]] || fail "no sidecar for $CT_ID"
   [[ $(tr '\0' ' ' <"/proc/$SIDECAR/cmdline") == *" --busy-poll-us $1 "* ]] \
     || fail "not --busy-poll-us $1: $(tr '\0' ' ' <"/proc/$SIDECAR/cmdline")"

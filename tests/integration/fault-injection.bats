@@ -217,14 +217,27 @@ fills_up ()
     "Input/output error"
 }
 
-@test "fault: the close_range before the sidecar's fork failing: create fails naming it, nothing left" {
-  fault_fail_create monitor:sidecar-close-range \
-    "start the egress sidecar: close_range (mark every fd close-on-exec): Input/output error"
+@test "fault: the close_range before the sidecar's fork failing: no sidecar, no egress, recorded, nothing left" {
+  fault_setup hardened
+  AGENTRT_FAULT_FAIL=monitor:sidecar-close-range start_ct
+  egress_first_connection
+  wait_for_audit '.event == "sidecar"'
+  audit_events sidecar | jq -e --arg w "the egress proxy could not start (start the egress sidecar: close_range (mark every fd close-on-exec): Input/output error)" \
+    '.detail | contains($w)' >/dev/null \
+    || fail "$(audit_events sidecar)"
+  [[ -z $(egress_sidecar_pid) ]] || fail "a sidecar runs"
+  rt exec "$CT_ID" sh -c 'busybox nc -w 2 127.0.0.1 3128 </dev/null 2>&1; echo proxy=$?'
+  has_line "proxy=1"
+  [[ $(ct_status "$CT_ID") == running ]] || fail "status $(ct_status "$CT_ID")"
+  fault_snapshot "$CT_ID"
+  rt_ok delete --force "$CT_ID"
+  fault_nothing_left "$CT_ID"
 }
 
 @test "fault: a sidecar that cannot exec: the agent has no egress, and its death says why" {
   fault_setup hardened
   AGENTRT_FAULT_FAIL=monitor:sidecar-exec start_ct
+  egress_first_connection
   wait_for_audit '.event == "sidecar"'
   audit_events sidecar | jq -e '.status == 32512 and (.detail | contains(
     "the egress proxy stopped, it could not start: execve: Input/output error"))' >/dev/null \
@@ -249,6 +262,9 @@ s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); time.sleep(1
   for _ in $(seq 50); do [[ -S $sock ]] && break; sleep 0.1; done
   hardening_policy '.egress.ask = {socket: $s, timeout: 2}' --arg s "$sock" || return 1
   AGENTRT_FAULT_FAIL=monitor:approver-connect start_ct
+  # the monitor connects when it starts the sidecar: at the first connection
+  egress_first_connection
+  wait_for_audit '.event == "incident"'
   run audit_events incident
   [[ $output == *"the approver at $sock cannot be reached (Input/output error)"* ]] || fail "$output"
   fault_snapshot "$CT_ID"
@@ -330,9 +346,10 @@ lifetime_case ()
 
 @test "fault: a sidecar that cannot be signalled is an incident, and it still goes with the init" {
   fault_setup hardened
-  set_cmd sleep 1
+  set_cmd sleep 2
   AGENTRT_FAULT_FAIL=monitor:sidecar-kill rt_ok create --bundle "$BUNDLE" "$CT_ID"
   rt_ok start "$CT_ID"
+  [[ -n $(egress_sidecar_started) ]] || fail "no sidecar"
   wait_for_audit '.event == "incident" and .incident == "sidecar-stop"' 50
   audit_events incident | grep -q 'the egress proxy (pid [0-9]*) cannot be stopped: Input/output error' \
     || fail "$(audit_events incident)"
@@ -346,7 +363,7 @@ lifetime_case ()
   fault_setup hardened
   AGENTRT_FAULT_FAIL=monitor:sidecar-waitpid AGENTRT_FAULT_COUNT=1 start_ct
   local sidecar
-  sidecar=$(egress_sidecar_pid)
+  sidecar=$(egress_sidecar_started)
   [[ -n $sidecar ]] || fail "no sidecar"
   kill -KILL "$sidecar"
   wait_for_audit '.event == "sidecar"'

@@ -84,8 +84,10 @@ create_refused ()
 
 @test "hardening: a failing poststart hook stops and removes the container, its monitor and sidecar (start and run)" {
   update_config '.hooks.poststart = [{path: "/bin/false", args: ["false"]}]'
+  load helpers/egress
   rt_ok create --bundle "$BUNDLE" "$CT_ID"
-  helpers=$(jq -r '.monitorPid, .sidecarPid' "$ROOT/$CT_ID/state.json")
+  # the sidecar starts on a first connection, even to a created container
+  helpers=$(jq -r '.monitorPid' "$ROOT/$CT_ID/state.json"; egress_sidecar_started)
   [[ $helpers =~ ^[0-9]+$'\n'[0-9]+$ ]] || fail "helpers: $helpers"
   rt start "$CT_ID"
   [[ $status -ne 0 && $output == *poststart* ]] || fail "start: [$status] $output"

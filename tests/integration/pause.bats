@@ -125,10 +125,11 @@ frozen_value ()
 @test "pause: a hardened paused container is killed and deleted, its helpers too" {
   requires root agentrt cgroup_freezer
   load helpers/hardening
+  load helpers/egress
   hardening_policy
   ticking_container
   local helpers pid
-  helpers=$(jq -r '.monitorPid, .sidecarPid' "$ROOT/$CT_ID/state.json")
+  helpers="$(jq -r '.monitorPid' "$ROOT/$CT_ID/state.json") $(egress_sidecar_started)"
   [[ $(wc -w <<<"$helpers") -eq 2 ]] || fail "monitor and sidecar: '$helpers'"
   rt_ok pause "$CT_ID"
   rt_ok delete --force "$CT_ID"

@@ -324,6 +324,8 @@ EOF
 @test "rootless: the sidecar runs as the user with no capabilities, no_new_privs and seccomp" {
   ur urt run -d --bundle "$RL_DIR/bundle" "$CT_ID"
   check_status 0
+  # it starts on the agent's first connection
+  ur urt exec "$CT_ID" busybox nc -w 1 127.0.0.1 3128 </dev/null
   sidecar=
   for ((i = 0; i < 50; i++)); do
     for p in $(pgrep -u "$RL_USER"); do

@@ -69,8 +69,8 @@ test_corrupt (void)
   CHECK_STATE_ERROR ("{\"version\":1,\"id\":\"c\",\"bundle\":\"/b\",\"rootfs\":\"/r\",\"pid\":1}",
                      "state.json: created: missing required field");
   CHECK_STATE_ERROR ("{\"version\":1,\"id\":\"c\",\"bundle\":\"/b\",\"rootfs\":\"/r\",\"pid\":1,"
-                     "\"created\":\"x\",\"sidecarPid\":\"12\"}",
-                     "state.json: sidecarPid: expected an integer");
+                     "\"created\":\"x\",\"monitorPid\":\"12\"}",
+                     "state.json: monitorPid: expected an integer");
   CHECK_STATE_ERROR ("{\"version\":1,\"id\":\"c\",\"bundle\":\"/b\",\"rootfs\":\"/r\",\"pid\":1,"
                      "\"created\":\"x\",\"annotations\":{\"a\":1}}",
                      "state.json: annotations.a: expected a string");
@@ -83,8 +83,7 @@ test_round_trip (void)
     .id = "agent-1", .bundle = "/srv/bundles/agent-1", .rootfs = "/srv/bundles/agent-1/rootfs",
     .pid = 4242, .pid_start = 123456789012ULL, .created = "2024-05-01T10:00:00.123456789Z",
     .owner = "", .cgroup_path = "/agentrt/agent-1", .systemd_unit = "agentrt-agent-1.scope",
-    .cgroup_owned = true, .cgroup_pending = true, .monitor_pid = 4240, .monitor_start = 99, .monitor_is_run = true, .sidecar_pid = 4241,
-    .sidecar_start = 100,
+    .cgroup_owned = true, .cgroup_pending = true, .monitor_pid = 4240, .monitor_start = 99, .monitor_is_run = true,
   };
   struct kv kv[] = { { "run.agentrt.egress", "proxy" }, { "k", "v\n\"" } };
   agentrt_error_t err = NULL;
@@ -104,7 +103,7 @@ test_round_trip (void)
     }
   CHECK_STR_EQ (back->id, "agent-1");
   CHECK (back->pid == 4242 && back->pid_start == 123456789012ULL);
-  CHECK (back->monitor_pid == 4240 && back->sidecar_pid == 4241 && back->sidecar_start == 100);
+  CHECK (back->monitor_pid == 4240 && back->monitor_start == 99);
   CHECK (back->monitor_is_run);
   CHECK (back->cgroup_owned && back->cgroup_pending);
   CHECK_STR_EQ (back->systemd_unit, "agentrt-agent-1.scope");
@@ -117,7 +116,7 @@ test_round_trip (void)
 
   /* Optional members default; owner becomes "". */
   back = container_state_parse (good, strlen (good), &err);
-  CHECK (back && back->pid == 42 && back->sidecar_pid == 0 && back->cgroup_path == NULL
+  CHECK (back && back->pid == 42 && back->monitor_pid == 0 && back->cgroup_path == NULL
          && !back->cgroup_pending);
   CHECK_STR_EQ (back ? back->owner : NULL, "");
   container_state_free (back);

@@ -287,7 +287,7 @@ test_hardened_default_limits ()
   rt audit hd >audit.out
   grep -qF '"kind":"limit","what":"pids.limit=1024"' audit.out || fail "audit: no pids default: $(cat audit.out)"
   grep -qF '"kind":"limit","what":"memory.limit=4g' audit.out || fail "audit: no memory default: $(cat audit.out)"
-  [[ -n $(pidof agentrt-egress) ]] || fail "no egress sidecar running"
+  sidecar_started hd || fail "no egress sidecar after the first connection"
   rt kill hd KILL
   wait_gone "$pid"
   wait_status hd stopped

@@ -195,6 +195,19 @@ ct_pid ()
   json_get "$(rt state "$1" 2>/dev/null)" pid
 }
 
+# sidecar_started ID: the agent's first connection (to the proxy, from
+# inside the container) starts the egress sidecar: true once one runs.
+sidecar_started ()
+{
+  local i
+  rt exec "$1" busybox nc -w 1 127.0.0.1 3128 </dev/null >/dev/null 2>&1
+  for ((i = 0; i < 50; i++)); do
+    [[ -n $(pidof agentrt-egress) ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # wait_status ID STATUS [SECONDS]: poll `state` (default 30 s).
 wait_status ()
 {

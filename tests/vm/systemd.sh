@@ -224,7 +224,7 @@ test_hardened_scope ()
   rt run -d --bundle b hs1 >run.out 2>&1 </dev/null
   expect_eq 4294967296 "$(prop $u MemoryMax)" "default MemoryMax (4g)"
   expect_eq 1024 "$(prop $u TasksMax)" "default TasksMax"
-  [[ -n $(pidof agentrt-egress) ]] || fail "no egress sidecar running"
+  sidecar_started hs1 || fail "no egress sidecar after the first connection"
   rt delete --force hs1
   expect_no_unit $u
   # The monitor sees the OOM kill although systemd removes the emptied scope.

@@ -183,6 +183,31 @@ egress_sidecar_pid ()
   return 0
 }
 
+# egress_first_connection [ID]: the agent's first connection, which
+# starts the sidecar of container ID (default CT_ID): one connection to
+# the proxy port from the container's network namespace.
+egress_first_connection ()
+{
+  local init
+  init=$(ct_pid "${1:-$CT_ID}")
+  [[ -n $init ]] || return 0
+  nsenter --net="/proc/$init/ns/net" bash -c 'exec 3<>/dev/tcp/127.0.0.1/3128' 2>/dev/null
+  return 0
+}
+
+# egress_sidecar_started [ID]: egress_first_connection, then the pid of
+# the sidecar once it runs (nothing when it does not within 5 s).
+egress_sidecar_started ()
+{
+  local tries=50 sidecar
+  egress_first_connection "$@"
+  until sidecar=$(egress_sidecar_pid "$@"); [[ -n $sidecar ]]; do
+    ((tries-- > 0)) || return 0
+    sleep 0.1
+  done
+  echo "$sidecar"
+}
+
 # egress_hostnet ARGS...: the runtime, run the way it would be on a host
 # whose own network is OUT: in OUT (nsenter), in a private mount namespace
 # where the test's hosts and resolv.conf are bind-mounted over /etc's.
