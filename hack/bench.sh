@@ -52,10 +52,14 @@
 # when every measurement ran (and `parallel` found nothing left behind).
 # Needs root, runc, crun, jq, tinyproxy and curl (egress), podman and
 # conmon (podman).
+# Every section runs on an "engine host": a nat chain on the output hook
+# exists (in a network namespace of the script's own), as Docker's,
+# Podman's and kube-proxy's rules make one; BENCH_BARE_HOST=1 measures a
+# kernel that has none (hack/bench/common.sh, bench_host_nat).
 # Environment: RUNTIME (default: agentrt built in _build/, with
 # agentrt-egress next to it), RUNC, CRUN, ROUNDS_RUN, ROUNDS_LIFECYCLE,
 # EGRESS_BYTES, PARALLEL_N, PARALLEL_ROUNDS, ROUNDS_PODMAN, BENCH_ENGINES
-# (default "docker podman"), BENCH_KEEP (directory to copy the raw figures to),
+# (default "docker podman"), BENCH_BARE_HOST, BENCH_KEEP (directory to copy the raw figures to),
 # AGENTRT_BASELINE (another agentrt build, e.g. the previous commit's:
 # `run` and `lifecycle` measure it hardened too, in the same rounds, and
 # print what the current one adds to it).
@@ -79,6 +83,7 @@ for arg; do
 done
 [[ ${#sections[@]} -gt 0 ]] || sections=(run lifecycle parallel podman egress)
 bench_require runc crun jq nsenter unshare ip cc python3 numfmt
+[[ -n ${BENCH_BARE_HOST:-} ]] || bench_require nft
 [[ " ${sections[*]} " != *" egress "* ]] || bench_require tinyproxy curl
 [[ " ${sections[*]} " != *" podman "* ]] || bench_require podman conmon
 bench_runtimes
@@ -103,6 +108,8 @@ STATE=$T/state
 NETNS=agentrt-bench-$$
 # the network namespace the lifecycle's "-path" variants join by path
 PATH_NETNS=agentrt-bench-path-$$
+# the engine host's nat chain (common.sh: bench_host_nat)
+NAT_NETNS=agentrt-bench-nat-$$
 CG_PARENT=agentrt-bench-$$
 # What podman creates outside the roots it is given: removed at the end
 # when this script created them.
@@ -123,6 +130,7 @@ cleanup ()
   bench_delete_all "$STATE" runtime_of
   ip netns del "$NETNS" 2>/dev/null
   ip netns del "$PATH_NETNS" 2>/dev/null
+  ip netns del "$NAT_NETNS" 2>/dev/null
   if [[ -n $PODMAN_CLEANUP ]]; then
     nsenter --mount="$CRUN_NS" podman rm --all --force --time 0 >/dev/null 2>&1
     nsenter --mount="$CRUN_NS" podman rmi --all --force >/dev/null 2>&1
@@ -150,6 +158,7 @@ runtime_of ()
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 bench_state_dir "$STATE"
+bench_host_nat "$NAT_NETNS"
 bench_host_paths_record "$T/host-paths-before" "${HOST_PATHS[@]}"
 
 log () { printf '%s\n' "$*" >&2; }
@@ -255,7 +264,7 @@ AGENTRT_USERNS=("$AGENTRT" --root "$STATE/root-userns" --policy "$T/policy-hard-
 section_header ()
 {
   log ""
-  log "== $1: $2 ($(date -u +%FT%TZ), $(load))"
+  log "== $1: $2 ($(date -u +%FT%TZ), $(load); $(bench_host_nat_state))"
   printf 'load.%s %s\n' "$1" "$(load | cut -d' ' -f2 | tr -d ,)" >>"$T/raw-load.kv"
 }
 

@@ -57,6 +57,32 @@ bench_state_dir_remove ()
   if mountpoint -q "$1"; then umount "$1"; fi
 }
 
+# bench_host_nat NETNS: what an engine's host has and a bare kernel lacks,
+# in a network namespace of the bench's own (NETNS, which the caller
+# deletes), never the host's: nat and filter chains on the output hook, as
+# Docker's, Podman's and kube-proxy's rules make in the host's namespace.
+# The first such chain anywhere switches the kernel's netfilter hooks on
+# (static keys, patched into the kernel's text on every CPU) and the last
+# one gone switches them off: without it every container's transparent
+# rules pay both (about 3 ms of `run` on the 2-CPU VM).  BENCH_BARE_HOST=1
+# skips it (docs/benchmarks.md, "How it measures").
+bench_host_nat ()
+{
+  [[ -z ${BENCH_BARE_HOST:-} ]] || return 0
+  ip netns add "$1" || return 1
+  printf '%s\n' 'table inet engine-host {' \
+    '  chain nat-out { type nat hook output priority -100; policy accept; }' \
+    '  chain filter-out { type filter hook output priority 0; policy accept; }' \
+    '}' | ip netns exec "$1" nft -f -
+}
+
+# bench_host_nat_state: how bench_host_nat left the host, for the logs.
+bench_host_nat_state ()
+{
+  if [[ -n ${BENCH_BARE_HOST:-} ]]; then echo "bare host: no nat chain anywhere of the bench's"
+  else echo "engine host: a nat output chain in a namespace of the bench's"; fi
+}
+
 # bench_policies DIR: DIR/policy-off.json (hardening off: agentrt as runc)
 # and DIR/policy-hard.json (the defaults, with the source tree's agent
 # seccomp profile), both auditing to DIR/audit.

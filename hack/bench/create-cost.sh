@@ -27,7 +27,8 @@
 # command's and its reaped children's, not the container's init or the
 # monitor, which outlive it), and the paired differences hardened - off,
 # userns - hardened, hardened - opaque and hardened - baseline.
-# docs/benchmarks.md has the figures.  Needs root, jq, cc, python3; uses
+# Run on an "engine host" (hack/bench/common.sh, bench_host_nat) unless
+# BENCH_BARE_HOST=1.  docs/benchmarks.md has the figures.  Needs root, jq, cc, python3; uses
 # the agentrt in _build/ unless RUNTIME says.
 set -euo pipefail
 SELF=$(readlink -f "$0")
@@ -46,6 +47,7 @@ BASELINE=${AGENTRT_BASELINE:+$(resolve_runtime "$AGENTRT_BASELINE")}
 
 T=$(mktemp -d /tmp/agentrt-create-cost.XXXXXX)
 STATE=$T/state
+NAT_NETNS=agentrt-create-cost-nat-$$
 SOCK_PIDS=()
 RUNLOOP=
 cleanup ()
@@ -57,6 +59,7 @@ cleanup ()
   for pid in "${SOCK_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${SOCK_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
   bench_state_dir_remove "$STATE"
+  ip netns del "$NAT_NETNS" 2>/dev/null
   rm -rf --one-file-system "$T"
 }
 # runtime_of ROOT: the agentrt owning the state root ROOT
@@ -67,6 +70,8 @@ runtime_of ()
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 bench_state_dir "$STATE"
+bench_host_nat "$NAT_NETNS"
+echo "$(bench_host_nat_state)" >&2
 bench_policies "$T"
 cc -D_GNU_SOURCE -O2 -Wall -o "$T/runloop" "$HERE/runloop.c"
 
