@@ -32,8 +32,8 @@ enum sync_type
                             are watched (the namespace prepared) */
   SYNC_MONITOR_GO,    /* runtime -> monitor: the init is ready; flags say
                          which fds follow */
-  SYNC_MONITOR_READY, /* monitor -> runtime, with egress only: value = the
-                         sidecar's pid */
+  SYNC_MONITOR_READY, /* monitor -> runtime, with egress only: the
+                         sidecar is armed (monitor_arm_sidecar) */
 };
 
 /* The most: the sidecar's sockets (netns.h), the agent's and the outside
