@@ -217,14 +217,16 @@ fills_up ()
     "Input/output error"
 }
 
-@test "fault: the close_range before the sidecar's fork failing: no sidecar, no egress, recorded, nothing left" {
+# sidecar_start_fails POINT JQ: with POINT failing, the agent's first
+# connection starts no sidecar: the trail's `sidecar` line passes JQ, the
+# proxy port refuses, the container runs on, and delete leaves nothing.
+sidecar_start_fails ()
+{
   fault_setup hardened
-  AGENTRT_FAULT_FAIL=monitor:sidecar-close-range start_ct
+  AGENTRT_FAULT_FAIL=$1 start_ct
   egress_first_connection
   wait_for_audit '.event == "sidecar"'
-  audit_events sidecar | jq -e --arg w "the egress proxy could not start (start the egress sidecar: close_range (mark every fd close-on-exec): Input/output error)" \
-    '.detail | contains($w)' >/dev/null \
-    || fail "$(audit_events sidecar)"
+  audit_events sidecar | jq -e "$2" >/dev/null || fail "$(audit_events sidecar)"
   [[ -z $(egress_sidecar_pid) ]] || fail "a sidecar runs"
   rt exec "$CT_ID" sh -c 'busybox nc -w 2 127.0.0.1 3128 </dev/null 2>&1; echo proxy=$?'
   has_line "proxy=1"
@@ -234,20 +236,14 @@ fills_up ()
   fault_nothing_left "$CT_ID"
 }
 
+@test "fault: the close_range before the sidecar's fork failing: no sidecar, no egress, recorded, nothing left" {
+  sidecar_start_fails monitor:sidecar-close-range '.status == null and (.detail | contains(
+    "the egress proxy could not start (start the egress sidecar: close_range (mark every fd close-on-exec): Input/output error)"))'
+}
+
 @test "fault: a sidecar that cannot exec: the agent has no egress, and its death says why" {
-  fault_setup hardened
-  AGENTRT_FAULT_FAIL=monitor:sidecar-exec start_ct
-  egress_first_connection
-  wait_for_audit '.event == "sidecar"'
-  audit_events sidecar | jq -e '.status == 32512 and (.detail | contains(
-    "the egress proxy stopped, it could not start: execve: Input/output error"))' >/dev/null \
-    || fail "$(audit_events sidecar)"
-  rt exec "$CT_ID" sh -c 'busybox nc -w 2 127.0.0.1 3128 </dev/null 2>&1; echo proxy=$?'
-  has_line "proxy=1"
-  [[ $(ct_status "$CT_ID") == running ]] || fail "status $(ct_status "$CT_ID")"
-  fault_snapshot "$CT_ID"
-  rt_ok delete --force "$CT_ID"
-  fault_nothing_left "$CT_ID"
+  sidecar_start_fails monitor:sidecar-exec '.status == 32512 and (.detail | contains(
+    "the egress proxy stopped, it could not start: execve: Input/output error"))'
 }
 
 @test "fault: the approver's socket cannot be connected: created all the same, nothing asked, recorded" {
