@@ -139,6 +139,21 @@ host_cgroup ()
   pm rm "$(<"$T/cid.priv")"
 }
 
+@test "podman run --uidmap (the engine's user namespace): hardened, kept, the agent's root is not the host's" {
+  run pm_run --rm --cidfile "$T/cid.userns" --uidmap 0:200000:65536 --gidmap 0:200000:65536 "$IMAGE" \
+    sh -c 'cat /proc/self/uid_map; id -u; echo x >/tmp/x && echo tmp-ok; echo y >/etc/y 2>/dev/null || echo rootfs-ro'
+  check_status 0
+  [[ $(awk 'NF == 3 { print $1, $2, $3 }' <<<"$output") == "0 200000 65536" ]] || fail "$output"
+  has_line 0
+  has_line tmp-ok
+  has_line rootfs-ro
+  id=$(<"$T/cid.userns")
+  assert_hardened "$id"
+  # agentrt kept the engine's namespace: no range of its own
+  jq -se '.[0].directives.network.userNamespace and .[0].directives.userns == "bundle"' \
+    "$AUDIT_DIR/$id.jsonl" >/dev/null || fail "$(head -n 1 "$AUDIT_DIR/$id.jsonl")"
+}
+
 @test "podman run -d, exec, stop, rm" {
   pm_run -d --name worker "$IMAGE" \
     sh -c 'trap "echo got-term; exit 3" TERM; echo ready; while sleep 0.2; do :; done'
