@@ -198,8 +198,32 @@ overlay_options_at (const char *point, agentrt_error_t *err)
   return opts;
 }
 
-/* A read-only overlay of `layers`, each an idmapped copy: the fd of the
- * detached mount. */
+/* The overlay's upper layer: a small tmpfs, where the init makes the
+ * bundle's missing mount points before it makes the root read-only.  The
+ * fd of its detached mount, with `upper` and `work` in it. */
+static int
+mount_point_layer (agentrt_error_t *err)
+{
+  int fs = fsopen ("tmpfs", FSOPEN_CLOEXEC), mnt = -1;
+
+  if (fs < 0 || fsconfig (fs, FSCONFIG_SET_STRING, "size", "4m", 0) < 0
+      || fsconfig (fs, FSCONFIG_SET_STRING, "mode", "755", 0) < 0
+      || fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0
+      || (mnt = fsmount (fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0
+      || mkdirat (mnt, "upper", 0755) < 0 || mkdirat (mnt, "work", 0755) < 0)
+    {
+      agentrt_error (err, errno, "a tmpfs for its mount points");
+      if (mnt >= 0)
+        close (mnt);
+      mnt = -1;
+    }
+  if (fs >= 0)
+    close (fs);
+  return mnt;
+}
+
+/* An overlay of `layers`, each an idmapped copy, over a tmpfs upper: the
+ * fd of the detached mount. */
 static int
 overlay_of_idmapped (const struct overlay_layers *layers, int userns_fd,
                      agentrt_error_t *err)
@@ -207,7 +231,8 @@ overlay_of_idmapped (const struct overlay_layers *layers, int userns_fd,
   size_t n = layers->dirs.len, i;
   cleanup_free int *fds = xreallocarray (NULL, n, sizeof *fds);
   cleanup_free char *lowerdir = xzalloc (n * 32);
-  int fs = -1, mnt = -1;
+  char upper[48], work[48];
+  int fs = -1, mnt = -1, top = -1;
 
   for (i = 0; i < n; i++)
     fds[i] = -1;
@@ -223,16 +248,24 @@ overlay_of_idmapped (const struct overlay_layers *layers, int userns_fd,
       sprintf (lowerdir + strlen (lowerdir), "%s/proc/self/fd/%d", i ? ":" : "",
                fds[i]);
     }
+  if ((top = mount_point_layer (err)) < 0)
+    goto out;
+  snprintf (upper, sizeof upper, "/proc/self/fd/%d/upper", top);
+  snprintf (work, sizeof work, "/proc/self/fd/%d/work", top);
   fs = fsopen ("overlay", FSOPEN_CLOEXEC);
   if (fs < 0 || fsconfig (fs, FSCONFIG_SET_STRING, "lowerdir", lowerdir, 0) < 0
+      || fsconfig (fs, FSCONFIG_SET_STRING, "upperdir", upper, 0) < 0
+      || fsconfig (fs, FSCONFIG_SET_STRING, "workdir", work, 0) < 0
       || (layers->userxattr
           && fsconfig (fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0)
       || fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0
-      || (mnt = fsmount (fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV)) < 0)
+      || (mnt = fsmount (fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NODEV)) < 0)
     agentrt_error (err, errno, "an overlay of its idmapped layers");
 out:
   if (fs >= 0)
     close (fs);
+  if (top >= 0)
+    close (top);
   for (i = 0; i < n; i++)
     if (fds[i] >= 0)
       close (fds[i]); /* the overlay holds its layers */
@@ -242,8 +275,10 @@ out:
 /* An engine's root filesystem is an overlayfs mount, which cannot be
  * idmapped itself: the hardened root is read-only, so an overlay of the
  * same layers, each idmapped, is the same tree (the engine's upper
- * directory as its topmost lower layer; its own mount keeps using it).
- * -1 with err set; -2 when `path` is no overlayfs mount's root. */
+ * directory as its topmost lower layer; its own mount keeps using it),
+ * over a tmpfs that takes the mount points the init makes before it makes
+ * the root read-only.  -1 with err set; -2 when `path` is no overlayfs
+ * mount's root. */
 static int
 idmapped_overlay_copy (const char *path, bool writable, int userns_fd,
                        agentrt_error_t *err)
