@@ -105,16 +105,9 @@ logged ()
 # script(1) starts $SHELL -c: pinned, so that CI (dash) and a bash login
 # here run the client alike (see tty_run in podman.bats)
 @test "docker run with agentrt's own user namespace (userns.mode auto): the overlay2 root idmapped, the agent's root not the host's" {
-  cp "$POLICY" "$T/policy.saved"
-  jq '.userns.mode = "auto"' "$T/policy.saved" >"$POLICY"
-  run dk run --rm --runtime agentrt --name auto "$IMAGE" \
-    sh -c 'cat /proc/self/uid_map; stat -c "%u %n" /bin/busybox; echo y >/etc/y 2>/dev/null || echo rootfs-ro'
-  cp "$T/policy.saved" "$POLICY"
+  run with_userns_auto dk run --rm --runtime agentrt "$IMAGE" sh -c "$OWN_USERNS_PROBE"
   check_status 0
-  [[ $(awk 'NF == 3 { print $1, $3 }' <<<"$output") == "0 65536" ]] || fail "$output"
-  [[ $(awk 'NF == 3 { print $2 }' <<<"$output") != 0 ]] || fail "the identity: $output"
-  has_line "0 /bin/busybox"
-  has_line rootfs-ro
+  assert_own_userns
 }
 
 @test "docker run -it: a terminal through the shim" {

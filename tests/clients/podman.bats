@@ -155,16 +155,9 @@ host_cgroup ()
 }
 
 @test "podman run with agentrt's own user namespace (userns.mode auto): the image's overlay root idmapped, the agent's root not the host's" {
-  cp "$POLICY" "$T/policy.saved"
-  jq '.userns.mode = "auto"' "$T/policy.saved" >"$POLICY"
-  run pm_run --rm --cidfile "$T/cid.auto" "$IMAGE" \
-    sh -c 'cat /proc/self/uid_map; stat -c "%u %n" /bin/busybox; echo y >/etc/y 2>/dev/null || echo rootfs-ro'
-  cp "$T/policy.saved" "$POLICY"
+  run with_userns_auto pm_run --rm --cidfile "$T/cid.auto" "$IMAGE" sh -c "$OWN_USERNS_PROBE"
   check_status 0
-  [[ $(awk 'NF == 3 { print $1, $3 }' <<<"$output") == "0 65536" ]] || fail "$output"
-  [[ $(awk 'NF == 3 { print $2 }' <<<"$output") != 0 ]] || fail "the identity: $output"
-  has_line "0 /bin/busybox"
-  has_line rootfs-ro
+  assert_own_userns
   id=$(<"$T/cid.auto")
   assert_hardened "$id"
   jq -se '.[0].directives.userns == "auto"' "$AUDIT_DIR/$id.jsonl" >/dev/null \
