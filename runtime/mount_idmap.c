@@ -258,6 +258,10 @@ overlay_of_idmapped (const struct overlay_layers *layers, int userns_fd,
       || fsconfig (fs, FSCONFIG_SET_STRING, "workdir", work, 0) < 0
       || (layers->userxattr
           && fsconfig (fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0)
+      || (layers->metacopy
+          && fsconfig (fs, FSCONFIG_SET_STRING, "metacopy", layers->metacopy, 0) < 0)
+      || (layers->redirect_dir
+          && fsconfig (fs, FSCONFIG_SET_STRING, "redirect_dir", layers->redirect_dir, 0) < 0)
       || fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0
       || (mnt = fsmount (fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NODEV)) < 0)
     agentrt_error (err, errno, "an overlay of its idmapped layers");

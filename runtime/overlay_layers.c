@@ -1,6 +1,7 @@
 /* Parsing an overlayfs mount's layers (see overlay_layers.h). */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/cleanup.h"
@@ -73,6 +74,12 @@ take_option (struct overlay_layers *out, char *opt, char **upper,
                           "escape", opt);
   if (strcmp (opt, "upperdir") == 0)
     *upper = value;
+  else if (strcmp (opt, "metacopy") == 0 || strcmp (opt, "redirect_dir") == 0)
+    {
+      char **keep = opt[0] == 'm' ? &out->metacopy : &out->redirect_dir;
+      free (*keep);
+      *keep = xstrdup (value);
+    }
   else if (strcmp (opt, "lowerdir") == 0)
     return add_lowerdirs (out, value, err);
   else if (strcmp (opt, "lowerdir+") == 0)
@@ -123,5 +130,8 @@ void
 overlay_layers_release (struct overlay_layers *l)
 {
   str_list_free (&l->dirs);
+  free (l->metacopy);
+  free (l->redirect_dir);
+  l->metacopy = l->redirect_dir = NULL;
   l->userxattr = false;
 }

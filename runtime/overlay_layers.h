@@ -14,6 +14,11 @@ struct overlay_layers
 {
   struct str_list dirs; /* the topmost first: upperdir, then lowerdir's */
   bool userxattr;       /* its xattrs are user.overlay.* (rootless engines) */
+  /* how its layers were written, and must be read: metacopy files
+   * (chown'd in the upper layer), renamed directories; NULL: the
+   * kernel's default */
+  char *metacopy;
+  char *redirect_dir;
 };
 
 /* Parses super options as mountinfo shows them (`rw,lowerdir=...`; values

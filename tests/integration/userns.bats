@@ -191,17 +191,23 @@ ranges ()
   ov=$(host_dir ov)
   mkdir -p "$ov/upper/etc" "$ov/work" "$ov/merged"
   echo from-upper >"$ov/upper/etc/layer"
-  mount -t overlay overlay -o "lowerdir=$ROOTFS,upperdir=$ov/upper,workdir=$ov/work" "$ov/merged"
+  # as Fedora's containers-storage mounts them: metacopy=on
+  mount -t overlay overlay -o "lowerdir=$ROOTFS,upperdir=$ov/upper,workdir=$ov/work,metacopy=on" "$ov/merged"
+  # a chown in the container's upper layer is a metacopy file there
+  chown 0:7 "$ov/merged/bin/busybox"
+  [[ $(stat -c %g "$ROOTFS/bin/busybox") == 0 ]] || fail "the chown reached the image"
   cleanup_add "umount -l $ov/merged"
   update_config '.root.path = $p' --arg p "$ov/merged"
   run_ct sh -c 'cat /etc/layer; stat -c "%u %g %n" /bin/busybox /etc/layer; cat /proc/self/uid_map
+    busybox true && echo busybox-runs
     echo x >/etc/new 2>/dev/null || echo read-only'
   check_status 0
   has_line from-upper
   # root's files on the host are the agent's root's, through the idmap
-  has_line "0 0 /bin/busybox"
+  has_line "0 7 /bin/busybox"
   has_line "0 0 /etc/layer"
   [[ $(awk 'NF == 3 && $3 == 65536 { print $1, $2, $3 }' <<<"$output") == "0 $POOL 65536" ]] || fail "$output"
+  has_line busybox-runs
   has_line read-only
   [[ ! -e $ov/upper/etc/new && ! -e $ROOTFS/etc/new ]] || fail "a layer was written"
 

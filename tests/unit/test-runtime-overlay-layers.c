@@ -32,6 +32,9 @@ layers (const char *opts, bool *userxattr)
     }
   if (userxattr)
     *userxattr = l.userxattr;
+  if (l.metacopy || l.redirect_dir)
+    snprintf (out + strlen (out), sizeof out - strlen (out), " metacopy=%s redirect_dir=%s",
+              l.metacopy ? l.metacopy : "-", l.redirect_dir ? l.redirect_dir : "-");
   overlay_layers_release (&l);
   return out;
 }
@@ -43,9 +46,13 @@ test_order (void)
 
   CHECK_STR_EQ (layers ("rw,relatime,lowerdir=/s/l/A:/s/l/B,upperdir=/s/c/diff,"
                         "workdir=/s/c/work,redirect_dir=on", &ux),
-                "/s/c/diff|/s/l/A|/s/l/B");
+                "/s/c/diff|/s/l/A|/s/l/B metacopy=- redirect_dir=on");
   CHECK (!ux);
   CHECK_STR_EQ (layers ("ro,lowerdir=/only", NULL), "/only");
+  /* how the layers were written goes with them */
+  CHECK_STR_EQ (layers ("rw,lowerdir=/l,upperdir=/u,workdir=/w,redirect_dir=on,"
+                        "metacopy=on", NULL),
+                "/u|/l metacopy=on redirect_dir=on");
   CHECK_STR_EQ (layers ("rw,lowerdir+=/l1,lowerdir+=/l2,upperdir=/u,workdir=/w,"
                         "userxattr", &ux),
                 "/u|/l1|/l2");
