@@ -221,6 +221,16 @@ ranges ()
   [[ ! -d $ROOT/$CT_ID-w && -z $(ranges) ]] || fail "left: $(ranges)"
 }
 
+@test "userns: a bundle listing /dev/ptmx (the privileged shape) gets the devpts one, its other devices bound" {
+  update_config '.linux.devices += [{path: "/dev/ptmx", type: "c", major: 5, minor: 2, fileMode: 438, uid: 0, gid: 0},
+    {path: "/dev/full", type: "c", major: 1, minor: 7, fileMode: 438, uid: 0, gid: 0}]'
+  run_ct sh -c 'readlink /dev/ptmx; [ -c /dev/pts/ptmx ] && echo pts-ptmx; head -c 1 /dev/full | wc -c'
+  check_status 0
+  has_line pts/ptmx
+  has_line pts-ptmx
+  has_line 1
+}
+
 @test "userns: a bind on a filesystem that cannot be idmapped fails the create naming the mount" {
   local src
   src=$(host_dir ramfs)
