@@ -239,7 +239,7 @@ overlay_of_idmapped (const struct overlay_layers *layers, int userns_fd,
   for (i = 0; i < n; i++)
     {
       const char *dir = layers->dirs.items[i];
-      fds[i] = open_tree (AT_FDCWD, dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+      fds[i] = mount_copy_tree (AT_FDCWD, dir, 0);
       if (fds[i] < 0 || set_idmap (fds[i], userns_fd, MOUNT_ATTR_NODEV) < 0)
         {
           agentrt_error (err, errno, "its layer `%s`: idmap it", dir);
@@ -322,8 +322,7 @@ mount_idmap_rootfs (struct mount_plan *plan, const struct oci_config *config,
         l->n_gid_mappings, "linux.uidMappings", err);
   if (plan->container_userns_fd < 0)
     return -1;
-  tree = open_tree (AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
-                                        | AT_RECURSIVE);
+  tree = mount_copy_tree (AT_FDCWD, path, AT_RECURSIVE);
   if (tree < 0)
     return agentrt_error (err, errno, "root.path `%s`: copy it to idmap it",
                           path);
