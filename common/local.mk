@@ -5,6 +5,7 @@ libcommon_a_SOURCES = \
 	common/closest.c common/closest.h \
 	common/error.c common/error.h \
 	common/io.c common/io.h \
+	common/mountinfo.c common/mountinfo.h \
 	common/openat2.c common/openat2.h \
 	common/tally.c common/tally.h \
 	common/timestamp.c common/timestamp.h \

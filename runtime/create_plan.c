@@ -261,8 +261,8 @@ parse_propagation (const char *name, unsigned long *flags, agentrt_error_t *err)
 /* The container's own user namespace: the rootfs and every bind idmapped
  * (runtime/mount_idmap.h). */
 static int
-plan_auto_idmap (const struct oci_config *config, struct create_plan *plan,
-                 agentrt_error_t *err)
+plan_auto_idmap (const struct oci_config *config, bool writable,
+                 struct create_plan *plan, agentrt_error_t *err)
 {
   const struct oci_linux *l = config->linux_cfg;
   struct mount_auto_idmap a;
@@ -277,7 +277,7 @@ plan_auto_idmap (const struct oci_config *config, struct create_plan *plan,
   if (mount_idmap_auto (&plan->mounts, &a, err) < 0)
     return -1;
   plan->rootfs_tree = mount_idmap_rootfs (&plan->mounts, config, plan->rootfs,
-                                          err);
+                                          writable, err);
   return plan->rootfs_tree < 0 ? -1 : 0;
 }
 
@@ -293,7 +293,10 @@ plan_rootfs (const struct oci_config *config,
       || mount_plan_build (config, opts->bundle, opts->judged, &plan->mounts,
                            err) < 0
       || parse_propagation (l->rootfs_propagation, &r->root_propagation, err) < 0
-      || (opts->userns_auto && plan_auto_idmap (config, plan, err) < 0))
+      || (opts->userns_auto
+          && plan_auto_idmap (config,
+                              !config->root.readonly && opts->ephemeral_size == 0,
+                              plan, err) < 0))
     return -1;
   if (opts->cgroup)
     {

@@ -149,8 +149,13 @@ devices_create (int rootfd, const struct devices_spec *spec,
   for (i = 0; i < spec->n_nodes; i++)
     {
       const struct device_node *d = &spec->nodes[i];
-      int r = spec->bind_from_host ? bind_host_device (rootfd, d, cerr)
-                                   : make_node (rootfd, d, cerr);
+      int r;
+      /* the devpts ptmx replaces a bundle's (make_links), which a bind of
+       * the host's (in a user namespace) would leave busy */
+      if (spec->ptmx_link && strcmp (d->path, "/dev/ptmx") == 0)
+        continue;
+      r = spec->bind_from_host ? bind_host_device (rootfd, d, cerr)
+                               : make_node (rootfd, d, cerr);
       if (r < 0)
         return -1;
     }

@@ -50,6 +50,7 @@ libruntime_a_SOURCES = \
 	runtime/approver_connect.c runtime/approver_connect.h \
 	runtime/mount_idmap.c runtime/mount_idmap.h \
 	runtime/mount_plan.c runtime/mount_plan.h \
+	runtime/overlay_layers.c runtime/overlay_layers.h \
 	runtime/namespaces.c runtime/namespaces.h \
 	runtime/netns.c runtime/netns.h \
 	runtime/netns_rules.c runtime/netns_rules.h \
@@ -107,7 +108,7 @@ runtime_tests = tests/unit/test-runtime-paths tests/unit/test-runtime-plan \
 	tests/unit/test-runtime-audit tests/unit/test-runtime-hint \
 	tests/unit/test-runtime-audit-summary tests/unit/test-runtime-idmap \
 	tests/unit/test-runtime-idrange tests/unit/test-runtime-credential-read \
-	tests/unit/test-runtime-nft-batch
+	tests/unit/test-runtime-nft-batch tests/unit/test-runtime-overlay-layers
 check_PROGRAMS += $(runtime_tests)
 TESTS += $(runtime_tests)
 tests_unit_test_runtime_paths_SOURCES = tests/unit/test-runtime-paths.c
@@ -118,6 +119,8 @@ tests_unit_test_runtime_sync_SOURCES = tests/unit/test-runtime-sync.c
 tests_unit_test_runtime_sync_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_nft_batch_SOURCES = tests/unit/test-runtime-nft-batch.c
 tests_unit_test_runtime_nft_batch_LDADD = $(RUNTIME_TEST_LIBS)
+tests_unit_test_runtime_overlay_layers_SOURCES = tests/unit/test-runtime-overlay-layers.c
+tests_unit_test_runtime_overlay_layers_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_mempolicy_SOURCES = tests/unit/test-runtime-mempolicy.c
 tests_unit_test_runtime_mempolicy_LDADD = $(RUNTIME_TEST_LIBS)
 tests_unit_test_runtime_audit_SOURCES = tests/unit/test-runtime-audit.c

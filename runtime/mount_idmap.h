@@ -6,6 +6,7 @@
 #ifndef AGENTRT_MOUNT_IDMAP_H
 #define AGENTRT_MOUNT_IDMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,8 +44,11 @@ int mount_idmap_auto (struct mount_plan *plan, const struct mount_auto_idmap *a,
 /* A recursive copy of the rootfs at `path`, idmapped with the container's
  * own mappings (image id k is container id k): the fd of the detached
  * tree (nodev: the image's device nodes would be the container root's), or
- * -1 with an error naming root.path. */
+ * -1 with an error naming root.path.  An overlayfs root (an engine's),
+ * which cannot be idmapped itself, becomes an overlay of its layers, each
+ * idmapped, over a tmpfs for the mount points (the init makes the root
+ * read-only); refused when the root is to be `writable`. */
 int mount_idmap_rootfs (struct mount_plan *plan, const struct oci_config *config,
-                        const char *path, agentrt_error_t *err);
+                        const char *path, bool writable, agentrt_error_t *err);
 
 #endif

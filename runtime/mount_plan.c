@@ -296,9 +296,8 @@ plan_bind_source (struct mount_plan *plan, struct mount_step *step,
                           m->destination, src);
   step->source = src;
   step->dest_is_file = !S_ISDIR (st.st_mode);
-  step->tree_fd = open_tree (fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE
-                                         | OPEN_TREE_CLOEXEC
-                                         | (step->recursive ? AT_RECURSIVE : 0));
+  step->tree_fd = mount_copy_tree (fd, "", AT_EMPTY_PATH
+                                               | (step->recursive ? AT_RECURSIVE : 0));
   /* Without CAP_SYS_ADMIN over the runtime's mount namespace (a rootless
    * runtime) the init copies the source by path in its own namespace; for
    * a hardened container only the file that was judged: the init checks
@@ -452,4 +451,21 @@ mount_plan_free (struct mount_plan *plan)
     close (plan->container_userns_fd);
   memset (plan, 0, sizeof *plan);
   plan->container_userns_fd = -1;
+}
+
+int
+mount_copy_tree (int dirfd, const char *path, unsigned int flags)
+{
+  struct mount_attr slave = { .propagation = MS_SLAVE };
+  int fd = open_tree (dirfd, path, flags | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  int e;
+
+  if (fd < 0
+      || mount_setattr (fd, "", AT_EMPTY_PATH | (flags & AT_RECURSIVE), &slave,
+                        sizeof slave) == 0)
+    return fd;
+  e = errno;
+  close (fd);
+  errno = e;
+  return -1;
 }

@@ -96,6 +96,13 @@ void mount_plan_add_file (struct mount_plan *plan, const char *destination,
 
 void mount_plan_free (struct mount_plan *plan);
 
+/* open_tree of a host mount: the copy, made a slave at once, or -1.  A
+ * copy keeps its source's peer group, and on a host whose mounts are
+ * shared (systemd's) what the init mounts on or under it would appear on
+ * the host too, and stay there.  A slave still sees the host's new mounts
+ * (as under runc's rslave root) and sends none. */
+int mount_copy_tree (int dirfd, const char *path, unsigned int flags);
+
 /* The mount options agentrt understands, for `features`: the i-th name, or
  * NULL past the end (unsupported names are skipped over). */
 const char *mount_plan_option_name (size_t i);

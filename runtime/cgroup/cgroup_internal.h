@@ -75,7 +75,6 @@ struct cgroup
 int cg_ctrl_from_name (const char *name, size_t len, bool v2);
 /* Bitmask of a v2 controller list ("cpu io memory"); cpu implies cpuacct. */
 unsigned cg_parse_v2_ctrls (const char *text);
-int cg_mountinfo_unescape (char *s);
 /* A process's cgroup in hierarchy h from /proc/PID/cgroup text (malloc'd),
  * NULL when not listed. */
 char *cg_proc_cgroup_path (const struct cg_hier *h, const char *proc_cgroup);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/mountinfo.h"
 #include "common/xalloc.h"
 #include "runtime/cgroup/cgroup_internal.h"
 
@@ -45,69 +46,10 @@ cg_ctrl_from_name (const char *name, size_t len, bool v2)
   return -1;
 }
 
-/* Decodes mountinfo's octal escapes (\040 for a space) in place. */
-int
-cg_mountinfo_unescape (char *s)
-{
-  char *out = s;
-  for (char *p = s; *p; p++)
-    {
-      if (*p == '\\')
-        {
-          if (p[1] < '0' || p[1] > '3' || p[2] < '0' || p[2] > '7' || p[3] < '0'
-              || p[3] > '7')
-            return -1;
-          *out++ = (char) ((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
-          p += 3;
-        }
-      else
-        *out++ = *p;
-    }
-  *out = '\0';
-  return 0;
-}
-
 char *
 cg_hier_path (const struct cg_hier *h, const char *path)
 {
   return xasprintf ("%s%s", h->mount_point, strcmp (path, "/") ? path : "");
-}
-
-/* One parsed mountinfo line (pointers into the line buffer). */
-struct mnt
-{
-  long id, parent;
-  char *mount_point;
-  char *fstype;
-  char *super_opts;
-};
-
-static int
-split_line (char *line, struct mnt *m)
-{
-  char *f[6], *save = NULL, *tok;
-  int n = 0;
-
-  for (tok = strtok_r (line, " ", &save); tok && n < 6;
-       tok = strtok_r (NULL, " ", &save))
-    f[n++] = tok;
-  if (n < 6)
-    return -1;
-  /* Optional fields up to the "-" separator. */
-  while (tok && strcmp (tok, "-") != 0)
-    tok = strtok_r (NULL, " ", &save);
-  if (tok == NULL)
-    return -1;
-  m->fstype = strtok_r (NULL, " ", &save);
-  if (m->fstype == NULL || strtok_r (NULL, " ", &save) == NULL)
-    return -1;
-  m->super_opts = strtok_r (NULL, " ", &save);
-  if (m->super_opts == NULL)
-    m->super_opts = (char *) "";
-  m->id = strtol (f[0], NULL, 10);
-  m->parent = strtol (f[1], NULL, 10);
-  m->mount_point = f[4];
-  return cg_mountinfo_unescape (m->mount_point);
 }
 
 /* Options in a v1 cgroup superblock that are not controllers. */
@@ -284,7 +226,7 @@ add_hier (struct cgroup_layout *l, struct cg_hier *h)
 
 /* The mount that is visible at /sys/fs/cgroup (the last one there). */
 static bool
-find_top (const char *mountinfo, struct mnt *top, char **buf)
+find_top (const char *mountinfo, struct mountinfo_line *top, char **buf)
 {
   bool found = false;
   const char *line = mountinfo;
@@ -295,10 +237,10 @@ find_top (const char *mountinfo, struct mnt *top, char **buf)
       const char *end = strchr (line, '\n');
       size_t len = end ? (size_t) (end - line) : strlen (line);
       char *copy = xstrndup (line, len);
-      struct mnt m;
+      struct mountinfo_line m;
 
       line = end ? end + 1 : NULL;
-      if (split_line (copy, &m) == 0 && strcmp (m.mount_point, SYS_FS_CGROUP) == 0)
+      if (mountinfo_split (copy, &m) == 0 && strcmp (m.mount_point, SYS_FS_CGROUP) == 0)
         {
           free (*buf);
           *buf = copy;
@@ -312,8 +254,8 @@ find_top (const char *mountinfo, struct mnt *top, char **buf)
 }
 
 static void
-consider_mount (struct cgroup_layout *l, struct mnt *m, const struct mnt *top,
-                const char *root)
+consider_mount (struct cgroup_layout *l, struct mountinfo_line *m,
+                const struct mountinfo_line *top, const char *root)
 {
   struct cg_hier h = { 0 };
   const char *rel;
@@ -396,7 +338,7 @@ cgroup_layout_parse (const char *mountinfo, const char *self_cgroup,
   struct cgroup_layout *l = xzalloc (sizeof *l);
   const char *root = cgroup_root ? cgroup_root : SYS_FS_CGROUP;
   cleanup_free char *topbuf = NULL;
-  struct mnt top;
+  struct mountinfo_line top;
   bool has_top = find_top (mountinfo, &top, &topbuf);
 
   l->fake = cgroup_root != NULL;
@@ -415,10 +357,10 @@ cgroup_layout_parse (const char *mountinfo, const char *self_cgroup,
           const char *end = strchr (line, '\n');
           cleanup_free char *copy
               = xstrndup (line, end ? (size_t) (end - line) : strlen (line));
-          struct mnt m;
+          struct mountinfo_line m;
 
           line = end ? end + 1 : NULL;
-          if (split_line (copy, &m) == 0)
+          if (mountinfo_split (copy, &m) == 0)
             consider_mount (l, &m, has_top ? &top : NULL, root);
         }
     }

@@ -11,6 +11,7 @@
 #include <sys/statfs.h>
 
 #include "common/cleanup.h"
+#include "common/mountinfo.h"
 #include "common/xalloc.h"
 #include "host_facts.h"
 #include "paths.h"
@@ -123,50 +124,6 @@ host_facts_homes (struct str_list *homes)
     }
 }
 
-/* Undoes mountinfo's octal escapes (\040 for a space...) in place. */
-static void
-unescape (char *s)
-{
-  char *out = s;
-
-  for (; *s; s++)
-    {
-      if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0'
-          && s[2] <= '7' && s[3] >= '0' && s[3] <= '7')
-        {
-          *out++ = (char) (((s[1] - '0') << 6) | ((s[2] - '0') << 3)
-                           | (s[3] - '0'));
-          s += 3;
-        }
-      else
-        *out++ = *s;
-    }
-  *out = '\0';
-}
-
-/* The mount point (field 5) and the fstype (after " - ") of a line. */
-static bool
-mountinfo_fields (char *line, char **point, char **fstype)
-{
-  char *sep = strstr (line, " - ");
-  char *save = NULL, *tok;
-
-  if (sep == NULL)
-    return false;
-  *sep = '\0';
-  tok = strtok_r (line, " ", &save);
-  for (int i = 1; tok && i < 5; i++)
-    tok = strtok_r (NULL, " ", &save);
-  if (tok == NULL)
-    return false;
-  *point = tok;
-  *fstype = strtok_r (sep + 3, " ", &save);
-  if (*fstype == NULL)
-    return false;
-  unescape (*point);
-  return true;
-}
-
 int
 host_facts_submounts (const char *dir, struct host_mount **mounts, size_t *n,
                       agentrt_error_t *err)
@@ -181,13 +138,13 @@ host_facts_submounts (const char *dir, struct host_mount **mounts, size_t *n,
     return agentrt_error (err, errno, "read /proc/self/mountinfo");
   while (getline (&line, &cap, f) > 0)
     {
-      char *point, *fstype;
-      if (!mountinfo_fields (line, &point, &fstype)
-          || strcmp (point, dir) == 0 || !path_is_under (point, dir))
+      struct mountinfo_line m;
+      if (mountinfo_split (line, &m) < 0 || strcmp (m.mount_point, dir) == 0
+          || !path_is_under (m.mount_point, dir))
         continue;
       *mounts = xreallocarray (*mounts, *n + 1, sizeof (**mounts));
-      (*mounts)[*n].path = xstrdup (point);
-      (*mounts)[(*n)++].special_fs = host_facts_special_fs_name (fstype);
+      (*mounts)[*n].path = xstrdup (m.mount_point);
+      (*mounts)[(*n)++].special_fs = host_facts_special_fs_name (m.fstype);
     }
   return 0;
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +125,34 @@ userns_auto_harden (struct oci_config *c, const struct agent_policy *policy,
   return 0;
 }
 
+/* Docker asks every container for net.ipv4.ping_group_range "0
+ * 2147483647" (every group may ping): in the container's own user
+ * namespace only its USERNS_AUTO_SIZE groups exist, and the kernel
+ * refuses a range beyond them.  The range is cut to them, recorded; a
+ * value that is no "LOW HIGH" pair is left for the kernel to refuse. */
+static void
+clamp_ping_group_range (struct oci_linux *l, struct change_list *changes)
+{
+  static const char key[] = "net.ipv4.ping_group_range";
+  const char *v = kv_list_get (&l->sysctl, key);
+  unsigned long low, high;
+  char *end, value[32];
+
+  if (v == NULL)
+    return;
+  low = strtoul (v, &end, 10);
+  if (end == v || *end != ' ')
+    return;
+  high = strtoul (end + 1, &end, 10);
+  if (*end != '\0' || high < USERNS_AUTO_SIZE || low >= USERNS_AUTO_SIZE)
+    return;
+  snprintf (value, sizeof value, "%lu %u", low, USERNS_AUTO_SIZE - 1);
+  change_addf (changes, CHANGE_NAMESPACE, "the container's user namespace "
+               "maps only those groups", "linux.sysctl %s: `%s` becomes `%s`",
+               key, v, value);
+  kv_list_set (&l->sysctl, key, value);
+}
+
 void
 userns_auto_map (struct oci_config *c, uint32_t uid_start, uint32_t gid_start,
                  struct change_list *changes)
@@ -142,6 +171,7 @@ userns_auto_map (struct oci_config *c, uint32_t uid_start, uint32_t gid_start,
                (unsigned) (uid_start + USERNS_AUTO_SIZE - 1),
                (unsigned) gid_start,
                (unsigned) (gid_start + USERNS_AUTO_SIZE - 1));
+  clamp_ping_group_range (l, changes);
 }
 
 struct oci_id_mapping

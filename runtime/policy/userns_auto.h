@@ -38,7 +38,8 @@ int userns_auto_harden (struct oci_config *config,
                         agentrt_error_t *err);
 
 /* Sets linux.uidMappings and gidMappings to 0 -> uid_start and
- * 0 -> gid_start, USERNS_AUTO_SIZE ids each, and records them. */
+ * 0 -> gid_start, USERNS_AUTO_SIZE ids each, and records them; cuts the
+ * bundle's net.ipv4.ping_group_range to the mapped groups (recorded). */
 void userns_auto_map (struct oci_config *config, uint32_t uid_start,
                       uint32_t gid_start, struct change_list *changes);
 

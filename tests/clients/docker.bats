@@ -104,6 +104,12 @@ logged ()
 
 # script(1) starts $SHELL -c: pinned, so that CI (dash) and a bash login
 # here run the client alike (see tty_run in podman.bats)
+@test "docker run with agentrt's own user namespace (userns.mode auto): the overlay2 root idmapped, the agent's root not the host's" {
+  run with_userns_auto dk run --rm --runtime agentrt "$IMAGE" sh -c "$OWN_USERNS_PROBE"
+  check_status 0
+  assert_own_userns
+}
+
 @test "docker run -it: a terminal through the shim" {
   run env SHELL=/bin/sh script -qec "$DOCKER_CLI run --rm -it --runtime agentrt $IMAGE sh -c 'tty; test -t 0 && echo stdin-is-a-tty; exit 5'" /dev/null </dev/null
   check_status 5

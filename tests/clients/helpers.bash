@@ -299,6 +299,32 @@ audit_of ()
   cat "$AUDIT_DIR/$1.jsonl"
 }
 
+# with_userns_auto CMD...: CMD with the clients' policy asking for a user
+# namespace of agentrt's own (userns.mode "auto"), the policy put back
+# afterwards.
+with_userns_auto ()
+{
+  local rc=0
+  cp "$POLICY" "$T/policy.saved"
+  jq '.userns.mode = "auto"' "$T/policy.saved" >"$POLICY"
+  "$@" || rc=$?
+  cp "$T/policy.saved" "$POLICY"
+  return "$rc"
+}
+
+# What a container says of its user namespace (OWN_USERNS_PROBE), and
+# assert_own_userns: its output shows a range that is not the identity,
+# the image's root-owned files the agent root's, and a read-only root.
+OWN_USERNS_PROBE='cat /proc/self/uid_map; stat -c "%u %n" /bin/busybox
+  echo y >/etc/y 2>/dev/null || echo rootfs-ro'
+assert_own_userns ()
+{
+  [[ $(awk 'NF == 3 { print $1, $3 }' <<<"$output") == "0 65536" ]] || fail "$output"
+  [[ $(awk 'NF == 3 { print $2 }' <<<"$output") != 0 ]] || fail "the identity: $output"
+  has_line "0 /bin/busybox"
+  has_line rootfs-ro
+}
+
 # assert_hardened ID: agentrt created the container, with hardening on.
 assert_hardened ()
 {

@@ -154,6 +154,16 @@ host_cgroup ()
     "$AUDIT_DIR/$id.jsonl" >/dev/null || fail "$(head -n 1 "$AUDIT_DIR/$id.jsonl")"
 }
 
+@test "podman run with agentrt's own user namespace (userns.mode auto): the image's overlay root idmapped, the agent's root not the host's" {
+  run with_userns_auto pm_run --rm --cidfile "$T/cid.auto" "$IMAGE" sh -c "$OWN_USERNS_PROBE"
+  check_status 0
+  assert_own_userns
+  id=$(<"$T/cid.auto")
+  assert_hardened "$id"
+  jq -se '.[0].directives.userns == "auto"' "$AUDIT_DIR/$id.jsonl" >/dev/null \
+    || fail "$(head -n 1 "$AUDIT_DIR/$id.jsonl")"
+}
+
 @test "podman run -d, exec, stop, rm" {
   pm_run -d --name worker "$IMAGE" \
     sh -c 'trap "echo got-term; exit 3" TERM; echo ready; while sleep 0.2; do :; done'

@@ -112,6 +112,23 @@ a notes create /root/notes-new.txt
   [[ $(<"$h/project/.git/index") == planted ]]
 }
 
+@test "hardening: on a host whose mounts are shared (systemd's), nothing mounted over a bind reaches the host" {
+  local h before
+  h=$(host_dir home)
+  user_home "$h"
+  mount --bind "$h" "$h"
+  cleanup_add "umount -l $h"
+  mount --make-shared "$h"
+  before=$(grep -c " $h" /proc/self/mountinfo)
+  add_bind "$h" /root rw
+  run_ct sh -c 'grep -c " /root" /proc/self/mountinfo'
+  check_status 0
+  # the read-only startup files, the masked .ssh... are mounts inside only
+  [[ $output -gt 1 ]] || fail "no protection mounted: $output"
+  [[ $(grep -c " $h" /proc/self/mountinfo) -eq $before ]] \
+    || fail "on the host: $(grep " $h" /proc/self/mountinfo)"
+}
+
 @test "hardening: a writable bind of a host system directory is read-only" {
   requires_control
   add_bind /etc /hostetc rbind rw

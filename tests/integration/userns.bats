@@ -5,8 +5,9 @@
 # the host to the directory's owner (under runc, the control, to root);
 # two live containers never share a range; a range returns at delete,
 # delete --force and after the runtime is killed (fault injection); the
-# ephemeral root works; a bind that cannot be idmapped fails the create
-# naming the mount; the policy turns it off (recorded); a bundle's own
+# ephemeral root works; an overlay root (an engine's) is a read-only
+# overlay of its idmapped layers; a bind that cannot be idmapped fails the
+# create naming the mount; the policy turns it off (recorded); a bundle's own
 # user namespace is kept.  The policy turns them on (`userns.mode` "auto":
 # not the default yet, docs/userns.md).
 
@@ -183,6 +184,51 @@ ranges ()
   grep -Eq '^-.* 0 +0 .*/etc/new$' <<<"$output" || fail "$output"
   grep -q "^ *0 *$POOL *65536" <<<"$output" || fail "$output"
   [[ ! -e $ROOTFS/etc/new ]] || fail "the image was written"
+}
+
+@test "userns: an overlay root (an engine's) runs as a read-only overlay of its layers, each idmapped; a writable one is refused naming it" {
+  local ov
+  ov=$(host_dir ov)
+  mkdir -p "$ov/upper/etc" "$ov/work" "$ov/merged"
+  echo from-upper >"$ov/upper/etc/layer"
+  # as Fedora's containers-storage mounts them: metacopy=on
+  mount -t overlay overlay -o "lowerdir=$ROOTFS,upperdir=$ov/upper,workdir=$ov/work,metacopy=on" "$ov/merged"
+  # a chown in the container's upper layer is a metacopy file there
+  chown 0:7 "$ov/merged/bin/busybox"
+  [[ $(stat -c %g "$ROOTFS/bin/busybox") == 0 ]] || fail "the chown reached the image"
+  cleanup_add "umount -l $ov/merged"
+  update_config '.root.path = $p' --arg p "$ov/merged"
+  run_ct sh -c 'cat /etc/layer; stat -c "%u %g %n" /bin/busybox /etc/layer; cat /proc/self/uid_map
+    busybox true && echo busybox-runs
+    echo x >/etc/new 2>/dev/null || echo read-only'
+  check_status 0
+  has_line from-upper
+  # root's files on the host are the agent's root's, through the idmap
+  has_line "0 7 /bin/busybox"
+  has_line "0 0 /etc/layer"
+  [[ $(awk 'NF == 3 && $3 == 65536 { print $1, $2, $3 }' <<<"$output") == "0 $POOL 65536" ]] || fail "$output"
+  has_line busybox-runs
+  has_line read-only
+  [[ ! -e $ov/upper/etc/new && ! -e $ROOTFS/etc/new ]] || fail "a layer was written"
+
+  # a writable root cannot be a read-only copy: refused, naming it
+  hardening_policy '.userns.mode = "auto" | .rootfs.allowWritable = true
+    | .userns.pool = {uid: $pool, gid: ($pool + 1048576), size: 262144}' --argjson pool "$POOL"
+  add_annotation run.agentrt.rootfs writable
+  rt create --bundle "$BUNDLE" "$CT_ID-w"
+  [[ $status -ne 0 && $output == *"root.path \`$ov/merged\`: an overlay is idmapped as a read-only copy of its layers"* ]] \
+    || fail "$output"
+  [[ ! -d $ROOT/$CT_ID-w && -z $(ranges) ]] || fail "left: $(ranges)"
+}
+
+@test "userns: a bundle listing /dev/ptmx (the privileged shape) gets the devpts one, its other devices bound" {
+  update_config '.linux.devices += [{path: "/dev/ptmx", type: "c", major: 5, minor: 2, fileMode: 438, uid: 0, gid: 0},
+    {path: "/dev/full", type: "c", major: 1, minor: 7, fileMode: 438, uid: 0, gid: 0}]'
+  run_ct sh -c 'readlink /dev/ptmx; [ -c /dev/pts/ptmx ] && echo pts-ptmx; head -c 1 /dev/full | wc -c'
+  check_status 0
+  has_line pts/ptmx
+  has_line pts-ptmx
+  has_line 1
 }
 
 @test "userns: a bind on a filesystem that cannot be idmapped fails the create naming the mount" {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/mountinfo.h"
 #include "common/xalloc.h"
 #include "runtime/cgroup/cgroup_internal.h"
 #include "tests/unit/unit.h"
@@ -119,10 +120,10 @@ test_unescape (void)
 {
   char s[] = "/a\\040b\\011c\\134d";
   char bad1[] = "x\\09", bad2[] = "x\\4";
-  CHECK (cg_mountinfo_unescape (s) == 0);
+  CHECK (mountinfo_unescape (s) == 0);
   CHECK_STR_EQ (s, "/a b\tc\\d");
-  CHECK (cg_mountinfo_unescape (bad1) < 0);
-  CHECK (cg_mountinfo_unescape (bad2) < 0);
+  CHECK (mountinfo_unescape (bad1) < 0);
+  CHECK (mountinfo_unescape (bad2) < 0);
 }
 
 static void

@@ -4,7 +4,8 @@
  * bundle with its own user namespace (kept, its maps untouched), the
  * policy turning it off (recorded), a runtime that is not root; then what
  * harden() does with it (the init makes the agent's network, idempotent),
- * the maps once a range is allocated, and a bind's owner mapping. */
+ * the maps once a range is allocated (and Docker's ping_group_range cut
+ * to them), and a bind's owner mapping. */
 #include "config.h"
 
 #include "common/cleanup.h"
@@ -218,6 +219,60 @@ test_bind_map (void)
   CHECK_STR_EQ (harden_userns_name ((enum harden_userns) 99), "none");
 }
 
+/* The sysctl's value once the bundle's `sysctl` member went through the
+ * map, and the last change. */
+static const char *
+ping_range (const char *sysctl, char *change, size_t size)
+{
+  static char value[64];
+  char json[512];
+  struct change_list ch = { 0 };
+  struct oci_config *c;
+  const char *v;
+
+  snprintf (json, sizeof json,
+            "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
+            "\"process\":{\"cwd\":\"/\",\"args\":[\"sh\"],"
+            "\"user\":{\"uid\":0,\"gid\":0}},\"linux\":{\"sysctl\":{%s}}}",
+            sysctl);
+  c = fake_config (json);
+  if (c == NULL)
+    return "bad bundle";
+  userns_auto_map (c, 1879048192u, 1879113728u, &ch);
+  v = kv_list_get (&c->linux_cfg->sysctl, "net.ipv4.ping_group_range");
+  snprintf (value, sizeof value, "%s", v ? v : "(none)");
+  snprintf (change, size, "%s", ch.len == 2 ? last_change (&ch) : "");
+  change_list_release (&ch);
+  oci_config_free (c);
+  return value;
+}
+
+static void
+test_ping_group_range_cut (void)
+{
+  char change[512];
+
+  /* Docker's: every group */
+  CHECK_STR_EQ (ping_range ("\"net.ipv4.ping_group_range\":\"0 2147483647\"",
+                            change, sizeof change), "0 65535");
+  CHECK_CONTAINS (change, "linux.sysctl net.ipv4.ping_group_range: `0 2147483647` "
+                  "becomes `0 65535`");
+  /* within the range, or none: untouched, nothing recorded */
+  CHECK_STR_EQ (ping_range ("\"net.ipv4.ping_group_range\":\"100 200\"", change,
+                            sizeof change), "100 200");
+  CHECK_STR_EQ (change, "");
+  CHECK_STR_EQ (ping_range ("\"net.ipv4.ip_forward\":\"0\"", change, sizeof change),
+                "(none)");
+  /* not a pair, or beginning beyond the groups: left for the kernel */
+  CHECK_STR_EQ (ping_range ("\"net.ipv4.ping_group_range\":\"0 99999999999x\"", change,
+                            sizeof change), "0 99999999999x");
+  CHECK_STR_EQ (ping_range ("\"net.ipv4.ping_group_range\":\"70000 80000\"", change,
+                            sizeof change), "70000 80000");
+  CHECK_STR_EQ (ping_range ("\"net.ipv4.ping_group_range\":\"1\"", change,
+                            sizeof change), "1");
+  CHECK_STR_EQ (change, "");
+}
+
 int
 main (void)
 {
@@ -227,5 +282,6 @@ main (void)
   RUN_TEST (test_off_and_rootless);
   RUN_TEST (test_harden_adds_and_maps);
   RUN_TEST (test_bind_map);
+  RUN_TEST (test_ping_group_range_cut);
   return UNIT_EXIT ();
 }

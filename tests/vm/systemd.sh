@@ -221,7 +221,7 @@ test_hardened_scope ()
   local u=libpod-hs1.scope rc
   use_policy default
   mk_bundle b --cgroups-path machine.slice:libpod:hs1 sleep 1000
-  rt run -d --bundle b hs1 >run.out 2>&1 </dev/null
+  rt run -d --bundle b hs1 >run.out 2>&1 </dev/null || fail "run -d: $(cat run.out)"
   expect_eq 4294967296 "$(prop $u MemoryMax)" "default MemoryMax (4g)"
   expect_eq 1024 "$(prop $u TasksMax)" "default TasksMax"
   sidecar_started hs1 || fail "no egress sidecar after the first connection"
