@@ -65,6 +65,10 @@ struct approver
   } counts[MAX_COUNTS];
   size_t ncounts;
   bool prompted, tty_open;
+  /* the terminal's input, read(2) as poll(2) sees it (stdio would buffer
+   * a second line where poll cannot see it) */
+  char term[64];
+  size_t term_len;
 };
 
 static volatile sig_atomic_t stop;
@@ -263,25 +267,44 @@ on_accept (struct approver *a, int lfd)
   close (fd); /* that sidecar denies what it would have asked */
 }
 
+/* One answer typed at the prompt. */
+static void
+on_answer (struct approver *a, char key)
+{
+  a->prompted = false;
+  if (a->nq == 0)
+    return;
+  if (key == 'y' || key == 'Y')
+    answer (a, 0, ASK_ALLOW_ONCE, "answered");
+  else if (key == 'a' || key == 'A')
+    answer (a, 0, ASK_ALLOW_ALWAYS, "answered");
+  else if (key == 'n' || key == 'N')
+    answer (a, 0, ASK_DENY, "answered");
+}
+
 static void
 on_terminal (struct approver *a)
 {
-  char line[64];
+  ssize_t r = read (STDIN_FILENO, a->term + a->term_len, sizeof a->term - a->term_len);
+  char *nl;
 
-  if (fgets (line, sizeof line, stdin) == NULL)
+  if (r < 0 && (errno == EINTR || errno == EAGAIN))
+    return;
+  if (r <= 0)
     {
       a->tty_open = false; /* patterns and --auto-deny-after decide alone */
       return;
     }
-  a->prompted = false;
-  if (a->nq == 0)
-    return;
-  if (line[0] == 'y' || line[0] == 'Y')
-    answer (a, 0, ASK_ALLOW_ONCE, "answered");
-  else if (line[0] == 'a' || line[0] == 'A')
-    answer (a, 0, ASK_ALLOW_ALWAYS, "answered");
-  else if (line[0] == 'n' || line[0] == 'N')
-    answer (a, 0, ASK_DENY, "answered");
+  a->term_len += (size_t) r;
+  while ((nl = memchr (a->term, '\n', a->term_len)) != NULL)
+    {
+      size_t n = (size_t) (nl - a->term) + 1;
+      on_answer (a, a->term[0]);
+      memmove (a->term, a->term + n, a->term_len - n);
+      a->term_len -= n;
+    }
+  if (a->term_len == sizeof a->term)
+    a->term_len = 0; /* a line too long to be an answer */
 }
 
 static void

@@ -106,6 +106,27 @@ $screen"
     ["allow-once", "allow-always", "allow-always"]' <<<"$output" || fail "$output"
 }
 
+@test "approve: answers from a pipe, two in one write, are both taken" {
+  requires_curl
+  local fifo=$BATS_TEST_TMPDIR/answers
+  mkfifo "$fifo"
+  exec 7<>"$fifo"
+  cleanup_add "exec 7>&-"
+  tmux new-session -d -s "$TMUX_S" -x 200 -y 50 "$RUNTIME approve --socket $SOCK <$fifo; sleep 60"
+  for _ in $(seq 100); do pane | grep -q "listening on $SOCK" && break; sleep 0.1; done
+  (
+    for _ in $(seq 150); do
+      pane | grep -q '1 more waiting' && break
+      sleep 0.1
+    done
+    printf 'y\na\n' >&7
+  ) &
+  run_ct sh -c "$CURL -sS http://other.test/ & $CURL -sS http://denied.test/ & wait"
+  wait
+  pane | grep -qF ": allow-once (answered)" || fail "$(pane)"
+  pane | grep -qF ": allow-always (answered)" || fail "the second answer was not taken: $(pane)"
+}
+
 @test "approve: --allow-pattern and --auto-deny-after decide alone" {
   requires_curl
   start_approver --allow-pattern "'other.*:80'" --auto-deny-after 1
