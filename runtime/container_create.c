@@ -66,6 +66,7 @@ apply_directives (struct create_ctx *ctx, struct create_plan_options *po)
   po->hardened = true;
   po->judged = &ctx->hardening.view;
   po->userns_auto = d->userns == HARDEN_USERNS_AUTO;
+  po->changes = &ctx->hardening.result.changes;
   po->required_masks = &d->required_masks;
   po->protected_paths = &d->protected_paths;
   po->protected_dirs = &d->protected_dirs;

@@ -262,7 +262,8 @@ parse_propagation (const char *name, unsigned long *flags, agentrt_error_t *err)
  * (runtime/mount_idmap.h). */
 static int
 plan_auto_idmap (const struct oci_config *config, bool writable,
-                 struct create_plan *plan, agentrt_error_t *err)
+                 struct change_list *changes, struct create_plan *plan,
+                 agentrt_error_t *err)
 {
   const struct oci_linux *l = config->linux_cfg;
   struct mount_auto_idmap a;
@@ -274,6 +275,7 @@ plan_auto_idmap (const struct oci_config *config, bool writable,
   a.gid_start = l->gid_mappings[0].host_id;
   a.agent_uid = config->process->user.uid;
   a.agent_gid = config->process->user.gid;
+  a.changes = changes;
   if (mount_idmap_auto (&plan->mounts, &a, err) < 0)
     return -1;
   plan->rootfs_tree = mount_idmap_rootfs (&plan->mounts, config, plan->rootfs,
@@ -296,7 +298,7 @@ plan_rootfs (const struct oci_config *config,
       || (opts->userns_auto
           && plan_auto_idmap (config,
                               !config->root.readonly && opts->ephemeral_size == 0,
-                              plan, err) < 0))
+                              opts->changes, plan, err) < 0))
     return -1;
   if (opts->cgroup)
     {

@@ -13,6 +13,7 @@
 #include "runtime/idmap.h"
 #include "runtime/init.h"
 #include "runtime/namespaces.h"
+#include "runtime/policy/changes.h"
 
 struct create_plan_options
 {
@@ -39,8 +40,10 @@ struct create_plan_options
   const struct net_plan *net;
   bool hardened;         /* no fallback around the exec stub */
   /* the hardening gave the container its own user namespace
-   * (docs/userns.md): the rootfs and the binds are idmapped */
+   * (docs/userns.md): the rootfs and the binds are idmapped; a bind
+   * kept without one is recorded in `changes` */
   bool userns_auto;
+  struct change_list *changes;
   /* the runtime is not root of the host (runtime/rootless.h): mknod(2)
    * needs CAP_MKNOD in the initial user namespace, so the device nodes
    * are bound from the host's, as in a user namespace of the bundle's */

@@ -90,6 +90,25 @@ mount_idmap_apply (struct mount_plan *plan, const struct mount_step *step,
   " (the container's user namespace needs idmapped mounts; the policy's "  \
   "userns.mode \"off\" runs without one)"
 
+/* Why a bind on a filesystem that cannot be idmapped may stay as it is. */
+#define KEPT_WHY                                                            \
+  "the kernel cannot idmap this filesystem (tmpfs cannot before Linux 6.3); the "  \
+  "bind is read-only or a single file, so the agent creates nothing "       \
+  "there and reads it as any other user would (host owners show as "       \
+  "nobody)"
+
+/* A bind through which no process of the container can create a file:
+ * one of a single file, or read-only down to its submounts.  Such a bind
+ * needs no idmap to keep the container's ids out of the host's tree. */
+static bool
+creates_nothing (const struct mount_step *s, const struct stat *st)
+{
+  if (!S_ISDIR (st->st_mode))
+    return true;
+  return (s->attr_set & MOUNT_ATTR_RDONLY)
+         && (!s->recursive || (s->rattr_set & MOUNT_ATTR_RDONLY));
+}
+
 static int
 set_idmap (int tree_fd, int userns_fd, uint64_t more)
 {
@@ -157,13 +176,17 @@ mount_idmap_auto (struct mount_plan *plan, const struct mount_auto_idmap *a,
                          st.st_gid, a, err);
       if (fd < 0)
         r = agentrt_error_wrap (err, "mounts[%zu] (`%s`)", i, s->destination);
-      else if (set_idmap (s->tree_fd, fd, 0) < 0)
+      else if (set_idmap (s->tree_fd, fd, 0) == 0)
+        s->idmap = true;
+      else if (errno == EINVAL && creates_nothing (s, &st))
+        change_addf (a->changes, CHANGE_MOUNT_OPTIONS, KEPT_WHY,
+                     "%s: not idmapped (source %s)", s->destination,
+                     s->source);
+      else
         r = agentrt_error (err, errno, "mounts[%zu] (`%s`): idmap the source "
                            "`%s`%s" AUTO_HINT, i, s->destination, s->source,
                            errno == EINVAL ? ": a filesystem that cannot be "
                                              "idmapped" : "");
-      else
-        s->idmap = true;
     }
   for (size_t i = 0; i < n; i++)
     close (seen[i].fd);

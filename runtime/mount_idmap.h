@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "runtime/mount_plan.h"
+#include "runtime/policy/changes.h"
 
 /* Applies the mapping the mount asks for to step->tree_fd: the mount's own
  * mappings, else the container's user namespace mappings (one user
@@ -29,14 +30,18 @@ int mount_idmap_apply (struct mount_plan *plan, const struct mount_step *step,
  * owner (uid and gid) is the agent's ids (agent_uid, agent_gid, container
  * ids), host ids uid_start + agent_uid and gid_start + agent_gid
  * (runtime/policy/userns_auto.h); one user namespace per distinct owner.
- * A source that cannot be idmapped is an error naming mounts[i], its
- * destination and source, and the policy's way out. */
+ * A source on a filesystem that cannot be idmapped (tmpfs before Linux
+ * 6.3) is kept as it is when the agent could create nothing through it
+ * (a read-only bind, or one of a single file), recorded in `changes`;
+ * any other is an error naming mounts[i], its destination and source, and
+ * the policy's way out. */
 struct mount_auto_idmap
 {
   uint32_t uid_start;
   uint32_t gid_start;
   uint32_t agent_uid;
   uint32_t agent_gid;
+  struct change_list *changes;
 };
 int mount_idmap_auto (struct mount_plan *plan, const struct mount_auto_idmap *a,
                       agentrt_error_t *err);

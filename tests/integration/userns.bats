@@ -6,10 +6,11 @@
 # two live containers never share a range; a range returns at delete,
 # delete --force and after the runtime is killed (fault injection); the
 # ephemeral root works; an overlay root (an engine's) is a read-only
-# overlay of its idmapped layers; a bind that cannot be idmapped fails the
-# create naming the mount; the policy turns it off (recorded); a bundle's own
-# user namespace is kept.  The policy turns them on (`userns.mode` "auto":
-# not the default yet, docs/userns.md).
+# overlay of its idmapped layers; a writable directory bind that cannot be
+# idmapped fails the create naming the mount, a file or read-only one is
+# kept as it is (recorded); the policy turns user namespaces off
+# (recorded); a bundle's own user namespace is kept.  On by default
+# (`userns.mode` "auto"); the setup names a pool of the test's own.
 
 load helpers
 load helpers/hardening
@@ -249,6 +250,31 @@ ranges ()
   [[ $(awk '{ print $1, $2, $3 }' <<<"$output") == "0 0 4294967295" ]] || fail "$output"
   audit_events create | jq -e '[.changes[] | select(.kind == "namespace") | .what + " " + .why]
       | any(startswith("no user namespace") and contains("userns.mode is \"off\""))' >/dev/null \
+    || fail "not recorded: $(audit_events create)"
+}
+
+@test "userns: a file, or a read-only bind, on a filesystem that cannot be idmapped is kept as it is, recorded" {
+  local src
+  src=$(host_dir ramfs)
+  mount -t ramfs -o mode=0755 ramfs "$src"
+  cleanup_add "umount -l $src"
+  mkdir "$src/dir"
+  echo secret-of-root >"$src/dir/own"
+  chmod 0600 "$src/dir/own"
+  echo engine-file >"$src/file"
+  add_bind "$src/file" /etc/engine-file
+  add_bind "$src/dir" /data rbind ro rro
+  run_ct sh -c 'cat /etc/engine-file; cat /data/own; touch /data/new; echo x >>/etc/engine-file; stat -c "%u" /data /etc/engine-file'
+  has_line engine-file
+  # the container's root is not the host's: the 0600 file stays closed,
+  # the file bind cannot be written, the host owners show as nobody
+  [[ $output == *"'/data/own': Permission denied"* && $output == *"/data/new: Read-only file system"* \
+    && $output == *"can't create /etc/engine-file: Permission denied"* ]] || fail "$output"
+  [[ $(grep -c '^65534$' <<<"$output") == 2 ]] || fail "$output"
+  [[ ! -e $src/dir/new && $(cat "$src/file") == engine-file ]] || fail "written on the host"
+  audit_events create | jq -e '[.changes[] | select(.kind == "mount-options") | .what]
+      | (index("/etc/engine-file: not idmapped (source '"$src"'/file)") != null)
+        and (index("/data: not idmapped (source '"$src"'/dir)") != null)' >/dev/null \
     || fail "not recorded: $(audit_events create)"
 }
 
