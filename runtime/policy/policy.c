@@ -59,9 +59,8 @@ policy_init_defaults (struct agent_policy *policy)
   policy->egress_uplink = NET_UPLINK_AUTO;
   policy->egress_transparent = true;
   egress_ask_defaults (&policy->egress_ask);
-  /* off until an engine's overlay rootfs can be idmapped (overlayfs has
-   * no idmapped mounts: docs/userns.md, "Not yet the default") */
-  policy->userns_mode = POLICY_USERNS_OFF;
+  /* the agent's root is never the host's: docs/userns.md */
+  policy->userns_mode = POLICY_USERNS_AUTO;
   policy->userns_subid_user = xstrdup (POLICY_USERNS_SUBID_USER);
   policy->userns_pool_uid = POLICY_USERNS_POOL_START;
   policy->userns_pool_gid = POLICY_USERNS_POOL_START;

@@ -782,12 +782,12 @@ test_renderings (void)
   CHECK_CONTAINS (json, "\"directives\":{\"rootfs\":\"readonly\"");
   CHECK_CONTAINS (json, "\"egress\":\"proxy\",\"egressAllow\":\"\"");
   CHECK_CONTAINS (json, "\"network\":{\"bundle\":\"new\"");
-  /* no user namespace (the default for now): the monitor makes the
-   * agent's network */
+  /* a user namespace of its own (the default): only the init can make
+   * the agent's network */
   CHECK_CONTAINS (json, "\"uplink\":\"auto\",\"transparent\":true,"
                         "\"agent\":\"own\",\"outside\":\"runtime\","
-                        "\"maker\":\"monitor\",\"rules\":\"monitor\"},"
-                        "\"userns\":\"off\","
+                        "\"maker\":\"init\",\"rules\":\"init\"},"
+                        "\"userns\":\"auto\","
                         "\"envKeep\":[]");
   CHECK (strstr (json, "wJalrXUtnFEMI") == NULL);
   free (json);

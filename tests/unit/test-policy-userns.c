@@ -171,9 +171,8 @@ test_harden_adds_and_maps (void)
   fh.nodes = nodes;
   fake_host_view (&view, &fh);
   policy_init_defaults (&pol);
-  /* off by default for now (docs/userns.md) */
-  CHECK (pol.userns_mode == POLICY_USERNS_OFF);
-  pol.userns_mode = POLICY_USERNS_AUTO;
+  /* on by default (docs/userns.md) */
+  CHECK (pol.userns_mode == POLICY_USERNS_AUTO);
   CHECK (harden (c, &pol, &c->annotations, &view, &r, &err) == 0);
   CHECK (r.directives.userns == HARDEN_USERNS_AUTO);
   CHECK (oci_config_namespace (c, OCI_NS_USER) != NULL);
