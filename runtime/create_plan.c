@@ -39,14 +39,14 @@ static int
 check_namespaces (const struct oci_config *c, agentrt_error_t *err)
 {
   const struct oci_linux *l = c->linux_cfg;
-  bool userns = has_ns (c, OCI_NS_USER);
 
   if (has_new_ns (c, OCI_NS_USER) && (l->n_uid_mappings == 0 || l->n_gid_mappings == 0))
     return agentrt_error (err, 0, "linux.uidMappings: a new user "
                           "namespace needs uidMappings and gidMappings");
-  if (!has_new_ns (c, OCI_NS_USER) && (l->n_uid_mappings || l->n_gid_mappings))
+  /* with one joined by path they must be its own (checked once open) */
+  if (!has_ns (c, OCI_NS_USER) && (l->n_uid_mappings || l->n_gid_mappings))
     return agentrt_error (err, 0, "linux.uidMappings: mappings need a "
-                          "new user namespace");
+                          "user namespace");
   /* a joined uts namespace is the container's too (runc sets it there) */
   if (c->hostname && c->hostname[0] && !has_ns (c, OCI_NS_UTS))
     return agentrt_error (err, 0, "hostname: setting it needs a uts "
@@ -58,7 +58,6 @@ check_namespaces (const struct oci_config *c, agentrt_error_t *err)
       && !has_new_ns (c, OCI_NS_TIME))
     return agentrt_error (err, 0, "linux.timeOffsets: need a new time "
                           "namespace");
-  (void) userns;
   return 0;
 }
 
@@ -463,6 +462,9 @@ create_plan_build (const struct oci_config *config,
     return agentrt_error (err, 0, "linux: required on Linux");
   if (check_namespaces (config, err) < 0
       || ns_plan_build (config->linux_cfg, &plan->ns, err) < 0
+      || (plan->ns.join_fds[OCI_NS_USER] >= 0
+          && userns_check_joined_maps (plan->ns.join_fds[OCI_NS_USER],
+                                       config->linux_cfg, err) < 0)
       || plan_rootfs (config, opts, plan, err) < 0
       || create_plan_sysctls (config, &plan->init.sysctls,
                               &plan->init.n_sysctls, err) < 0

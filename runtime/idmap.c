@@ -213,6 +213,46 @@ find_outer (const uint32_t f[3], void *arg)
   return 1;
 }
 
+struct match_query
+{
+  const struct oci_id_mapping *m;
+  size_t n;
+  size_t lines;
+};
+
+static int
+line_in_mappings (const uint32_t f[3], void *arg)
+{
+  struct match_query *q = arg;
+
+  q->lines++;
+  for (size_t i = 0; i < q->n; i++)
+    if (q->m[i].container_id == f[0] && q->m[i].host_id == f[1]
+        && q->m[i].size == f[2])
+      return 0;
+  return 1;
+}
+
+int
+idmap_matches (const char *text, const struct oci_id_mapping *m, size_t n)
+{
+  struct match_query q = { .m = m, .n = n };
+  int r = walk_map (text, line_in_mappings, &q);
+
+  if (r < 0)
+    return -1;
+  if (r != 0)
+    return 0;
+  /* every line is a mapping; as many distinct mappings as lines (the
+   * kernel refuses overlapping lines, so a map has no two alike) */
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < i; j++)
+      if (m[i].container_id == m[j].container_id
+          && m[i].host_id == m[j].host_id && m[i].size == m[j].size)
+        return 0;
+  return q.lines == n;
+}
+
 int
 idmap_outer_id (const char *text, uint32_t inside, uint32_t *outside)
 {

@@ -92,4 +92,11 @@ int idmap_is_initial (const char *text);
  * -1 when the map does not map it or the text is not a map. */
 int idmap_outer_id (const char *text, uint32_t inside, uint32_t *outside);
 
+/* 1 when the map's lines are exactly the mappings m[0..n) (in any order),
+ * 0 when they differ, -1 when the text is not a map.  A bundle that joins
+ * a user namespace by path and gives mappings too (containerd's pods with
+ * `hostUsers: false`) must give that namespace's own, as runc checks. */
+int idmap_matches (const char *text, const struct oci_id_mapping *m,
+                   size_t n);
+
 #endif

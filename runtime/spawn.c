@@ -168,9 +168,14 @@ join_namespaces (const struct ns_plan *ns, struct child_error *cerr)
 {
   int t;
   /* the user namespace first: it grants the rights to join the others */
-  if (ns->join_fds[OCI_NS_USER] >= 0
-      && setns (ns->join_fds[OCI_NS_USER], CLONE_NEWUSER) < 0)
-    return child_error (cerr, errno, "join user namespace");
+  if (ns->join_fds[OCI_NS_USER] >= 0)
+    {
+      if (setns (ns->join_fds[OCI_NS_USER], CLONE_NEWUSER) < 0)
+        return child_error (cerr, errno, "join user namespace");
+      /* the host's ids stay with us, unmapped there: the files the init
+       * makes (/dev/pts...) could not be owned (EOVERFLOW) */
+      become_ns_root ();
+    }
   for (t = 0; t < OCI_NS_COUNT; t++)
     {
       if (t == OCI_NS_USER || t == OCI_NS_PID || t == OCI_NS_TIME

@@ -97,6 +97,74 @@ userns_fd_with_maps (const struct oci_id_mapping *uid, size_t n_uid,
   return fd;
 }
 
+/* What read_maps_in reads: /proc/self/uid_map and gid_map of the user
+ * namespace `fd`, into buffers of the caller's frame. */
+struct maps_reader
+{
+  int fd;
+  char map[2][12288]; /* 340 lines of at most 33 bytes, and a NUL */
+};
+
+/* Shares the runtime's memory (CLONE_VM) but not its fs_struct, so it may
+ * enter a user namespace; raw syscalls only.  Exits with 0 or an errno. */
+static int
+read_maps_in (void *arg)
+{
+  static const char *const files[2] = { "/proc/self/uid_map",
+                                        "/proc/self/gid_map" };
+  struct maps_reader *r = arg;
+
+  if (syscall (SYS_setns, r->fd, CLONE_NEWUSER) < 0)
+    return errno;
+  for (int i = 0; i < 2; i++)
+    {
+      size_t len = 0;
+      long n, fd = syscall (SYS_openat, AT_FDCWD, files[i],
+                            O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+        return errno;
+      while ((n = syscall (SYS_read, fd, r->map[i] + len,
+                           sizeof r->map[i] - 1 - len)) > 0)
+        len += (size_t) n;
+      syscall (SYS_close, fd);
+      if (n < 0 || len == sizeof r->map[i] - 1)
+        return n < 0 ? errno : E2BIG;
+      r->map[i][len] = '\0';
+    }
+  return 0;
+}
+
+int
+userns_check_joined_maps (int userns_fd, const struct oci_linux *l,
+                          agentrt_error_t *err)
+{
+  char stack[16384] __attribute__ ((aligned (16)));
+  struct maps_reader r;
+  int status = 0;
+  pid_t pid;
+
+  if (l->n_uid_mappings == 0 && l->n_gid_mappings == 0)
+    return 0;
+  r.fd = userns_fd;
+  pid = clone (read_maps_in, stack + sizeof stack, CLONE_VM | SIGCHLD, &r);
+  if (pid < 0)
+    return agentrt_error (err, errno, "linux.uidMappings: read the maps of "
+                          "the user namespace joined by path");
+  while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    return agentrt_error (err, WIFEXITED (status) ? WEXITSTATUS (status) : 0,
+                          "linux.uidMappings: read the maps of the user "
+                          "namespace joined by path");
+  if (idmap_matches (r.map[0], l->uid_mappings, l->n_uid_mappings) != 1)
+    return agentrt_error (err, 0, "linux.uidMappings: not the maps of the "
+                          "user namespace joined by path");
+  if (idmap_matches (r.map[1], l->gid_mappings, l->n_gid_mappings) != 1)
+    return agentrt_error (err, 0, "linux.gidMappings: not the maps of the "
+                          "user namespace joined by path");
+  return 0;
+}
+
 /* The helper's full path, from the system directories only, never PATH:
  * the helpers are setuid root and come with the system; a PATH entry the
  * caller (or an agent, through a work directory on it) can write would

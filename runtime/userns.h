@@ -20,6 +20,13 @@ int userns_write_map (pid_t pid, const char *file,
                       const struct oci_id_mapping *map, size_t n,
                       const char *field, agentrt_error_t *err);
 
+/* A bundle that joins a user namespace by path (userns_fd) and gives
+ * mappings as well, as containerd does for a pod with `hostUsers: false`:
+ * the mappings must be that namespace's own (as runc checks), read by a
+ * short-lived child that enters it.  0, or an error naming the field. */
+int userns_check_joined_maps (int userns_fd, const struct oci_linux *l,
+                              agentrt_error_t *err);
+
 /* An fd (O_CLOEXEC) of a new user namespace with these mappings, made by
  * a short-lived child that is gone when this returns. */
 int userns_fd_with_maps (const struct oci_id_mapping *uid, size_t n_uid,

@@ -278,6 +278,58 @@ ranges ()
     || fail "not recorded: $(audit_events create)"
 }
 
+# A pod with `hostUsers: false` as containerd 2 makes it (the CRI's
+# userns_options, mode POD): the sandbox has a user namespace of its own
+# with the kubelet's maps; each member joins the sandbox's user, network,
+# ipc and uts namespaces by /proc/PID/ns path, repeats the maps, and gets
+# its volumes as binds with the same uidMappings (idmapped: a file the
+# host's root owns is the pod's root's).
+@test "userns: a pod with hostUsers: false (containerd's bundles) keeps the sandbox's user namespace, and its member joins it" {
+  local host=$((POOL + 4 * 65536)) spid member vol maps
+  open_bundle_path
+  maps='[{containerID: 0, hostID: $h, size: 65536}]'
+  update_config ".linux.namespaces += [{type: \"user\"}]
+    | .linux.uidMappings = $maps | .linux.gidMappings = $maps" --argjson h "$host"
+  set_cmd sleep 1000
+  start_ct "$CT_ID-sandbox"
+  spid=$(ct_pid "$CT_ID-sandbox")
+  vol=$(host_dir volume)
+  echo from-host >"$vol/host-file"
+  # containerd idmaps (or chowns) the image for the pod; this one is host
+  # root's, so the mount point is there already
+  mkdir -p "$ROOTFS/data"
+  member=$BATS_TEST_TMPDIR/member
+  mkdir -p "$member"
+  chmod a+x "$member"
+  jq --arg p "$spid" --arg root "$ROOTFS" --arg v "$vol" --argjson h "$host" "
+    .root.path = \$root
+    | .linux.namespaces = [.linux.namespaces[] | select(.type != \"user\" and .type != \"network\"
+        and .type != \"ipc\" and .type != \"uts\")]
+      + [{type: \"user\", path: \"/proc/\\(\$p)/ns/user\"}, {type: \"network\", path: \"/proc/\\(\$p)/ns/net\"},
+         {type: \"ipc\", path: \"/proc/\\(\$p)/ns/ipc\"}, {type: \"uts\", path: \"/proc/\\(\$p)/ns/uts\"}]
+    | .mounts += [{destination: \"/data\", type: \"bind\", source: \$v, options: [\"rbind\", \"rw\"],
+        uidMappings: $maps, gidMappings: $maps}]
+    | .process.args = [\"sh\", \"-c\", \"cat /proc/self/uid_map; readlink /proc/self/ns/user; stat -c %u /data/host-file; echo member >/data/new\"]" \
+    "$BUNDLE/config.json" >"$member/config.json"
+  rt run --bundle "$member" "$CT_ID-member"
+  check_status 0
+  [[ ${lines[0]} =~ ^\ *0\ +$host\ +65536$ ]] || fail "member's map: $output"
+  [[ ${lines[1]} == "$(readlink "/proc/$spid/ns/user")" ]] || fail "not the sandbox's user namespace: $output"
+  [[ ${lines[2]} == 0 ]] || fail "the volume is not idmapped: $output"
+  [[ $(stat -c %u "$vol/new") == 0 ]] || fail "written as $(stat -c %u "$vol/new") on the host"
+  [[ -z $(ranges) ]] || fail "a range was allocated: $(ranges)"
+  # the member is hardened all the same, and says whose namespace it has
+  audit_events create | jq -s -e --arg id "$CT_ID-member" 'map(select(.id == $id))
+      | length == 1 and .[0].directives.userns == "bundle" and .[0].directives.rootfs == "readonly"' >/dev/null \
+    || fail "not recorded: $(audit_events create)"
+  # maps that are not the joined namespace's are refused, naming them
+  jq --argjson h "$((host + 1))" '.linux.uidMappings[0].hostID = $h' "$member/config.json" >"$member/c" \
+    && mv "$member/c" "$member/config.json"
+  rt run --bundle "$member" "$CT_ID-liar"
+  [[ $status -ne 0 && $output == *"linux.uidMappings: not the maps of the user namespace joined by path"* ]] \
+    || fail "$output"
+}
+
 @test "userns: a bundle's own user namespace is kept with its maps" {
   open_bundle_path
   update_config '.linux.namespaces += [{type: "user"}]

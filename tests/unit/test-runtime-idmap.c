@@ -179,6 +179,7 @@ test_uid_map_hostile (void)
     {
       CHECK (idmap_is_initial (bad[i]) == -1);
       CHECK (idmap_outer_id (bad[i], 0, &out) == -1);
+      CHECK (idmap_matches (bad[i], NULL, 0) == -1);
     }
   CHECK (idmap_is_initial (NULL) == -1);
   for (int i = 0; i < 341; i++)
@@ -214,6 +215,32 @@ test_uid_map_initial_or_not (void)
   CHECK (out == 4294967294u);
 }
 
+/* The maps a bundle repeats for a user namespace it joins by path must
+ * be that namespace's: the same lines in any order, no more, no fewer. */
+static void
+test_uid_map_matches (void)
+{
+  static const struct oci_id_mapping pod[] = { { 0, 1879048192u, 65536 } };
+  static const struct oci_id_mapping two[] = { { 1, 100000, 65536 },
+                                               { 0, 1001, 1 } };
+  static const struct oci_id_mapping twice[] = { { 0, 1001, 1 },
+                                                 { 0, 1001, 1 } };
+  static const struct oci_id_mapping shifted[] = { { 0, 1879048193u, 65536 } };
+  static const struct oci_id_mapping bigger[] = { { 0, 1879048192u, 65537 } };
+
+  CHECK (idmap_matches ("         0 1879048192      65536\n", pod, 1) == 1);
+  CHECK (idmap_matches ("0 1001 1\n1 100000 65536\n", two, 2) == 1);
+  CHECK (idmap_matches ("0 1879048192 65536\n", shifted, 1) == 0);
+  CHECK (idmap_matches ("0 1879048192 65536\n", bigger, 1) == 0);
+  /* a subset either way */
+  CHECK (idmap_matches ("0 1001 1\n1 100000 65536\n", two + 1, 1) == 0);
+  CHECK (idmap_matches ("0 1001 1\n", two, 2) == 0);
+  CHECK (idmap_matches ("0 1001 1\n", twice, 2) == 0);
+  CHECK (idmap_matches ("0 1879048192 65536\n", NULL, 0) == 0);
+  /* the host's own namespace is no pod's */
+  CHECK (idmap_matches ("0 0 4294967295\n", pod, 1) == 0);
+}
+
 int
 main (void)
 {
@@ -224,5 +251,6 @@ main (void)
   RUN_TEST (test_subid_ranges_found);
   RUN_TEST (test_uid_map_hostile);
   RUN_TEST (test_uid_map_initial_or_not);
+  RUN_TEST (test_uid_map_matches);
   return UNIT_EXIT ();
 }
