@@ -6,7 +6,8 @@
 # downloaded into the cache and unpacked there: never installed, the
 # host's /boot is not touched) with an initramfs holding agentrt,
 # agentrt-egress and their libraries, busybox, bash, a bundle rootfs and
-# tests/vm/; the guest mounts cgroup2 with every controller and runs
+# tests/vm/ (copied onto a blank ext4 disk: idmapped mounts, as on a real
+# machine); the guest mounts cgroup2 with every controller and runs
 # tests/vm/cgroup-v2.sh (lifecycle, memory/pids/cpu limits enforced,
 # pause/resume, update, eBPF devices, the hardening that rests on
 # cgroups).  The systemd VM boots the same kernel and initramfs into a
@@ -163,8 +164,10 @@ main ()
     || { rm -rf "$work"; return 1; }
   # The two VMs run side by side (the image is built meanwhile if needed).
   if ((v2)); then
+    install_packages e2fsprogs && vm_scratch_disk || { rm -rf "$work"; return 1; }
     vm_log "booting $(basename "$(dirname "$VM_KERNEL")") ($VM_ACCEL, $VM_CPUS cpu, ${VM_MEM} MiB): cgroup v2 suite"
-    run_vm "$work" cgroup-v2 "$VM_TIMEOUT" " cgroup_no_v1=all" &
+    run_vm "$work" cgroup-v2 "$VM_TIMEOUT" " cgroup_no_v1=all agentrt.disk=/dev/vda" \
+      -drive "file=$VM_SCRATCH,if=virtio,format=raw,snapshot=on" &
     v2_pid=$!
   fi
   if ((systemd)); then

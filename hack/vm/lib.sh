@@ -275,6 +275,18 @@ vm_systemd_image ()
   rm -rf "$tmp"
 }
 
+# vm_scratch_disk: sets VM_SCRATCH, the cached blank ext4 image the cgroup
+# v2 guest copies its initramfs onto (qemu keeps the guest's writes in a
+# snapshot: the image stays blank).
+vm_scratch_disk ()
+{
+  VM_SCRATCH=$AGENTRT_VM_CACHE/scratch-v1.ext4
+  [[ -f $VM_SCRATCH ]] && return 0
+  mkdir -p "$AGENTRT_VM_CACHE" || return 1
+  mkfs.ext4 -q -F -L agentrt-scratch "$VM_SCRATCH.tmp" 1G >/dev/null \
+    && mv "$VM_SCRATCH.tmp" "$VM_SCRATCH" || { rm -f "$VM_SCRATCH.tmp"; return 1; }
+}
+
 # vm_qemu LOGDIR TIMEOUT APPEND QEMU-ARGS...: boot VM_KERNEL with the
 # kernel command line APPEND; the console goes to LOGDIR/console.log,
 # the results port (ttyS1) to LOGDIR/results.log and to stdout, each line
