@@ -17,17 +17,20 @@
 #              starts the sidecar, and a second one add to `run`
 #   lifecycle  create, start and delete --force of a detached `sleep`, the
 #              same runtimes interleaved, each step timed; agentrt hardened
-#              with its user namespace (policy userns.mode "auto") and
-#              without (the default), on the plain bundle and on the
-#              engine's binds (what the range allocation and the idmapped
-#              mounts add); and the "-full" engine-shaped bundles under
-#              crun and agentrt off, hardened, and hardened with its user
-#              namespace
+#              with its user namespace (the default) and without (policy
+#              userns.mode "off": "-nouserns"), on the plain bundle and on
+#              the engine's binds (what the range allocation and the
+#              idmapped mounts add); and the "-full" engine-shaped bundles
+#              under crun and agentrt off, hardened, and hardened without
+#              its user namespace
 #   parallel   PARALLEL_N (default 100) detached `sleep`s created at once,
 #              then started at once, killed and deleted (hack/bench/scale.py),
 #              for each "-full" engine-shaped bundle, under crun and agentrt
 #              hardened and off, PARALLEL_ROUNDS (default 3) rounds in
 #              rotating order
+#   rootless   `run` of /bin/true hardened, by a throwaway user (`spec
+#              --rootless`) and by root (hack/bench/rootless.sh),
+#              ROUNDS_ROOTLESS (default 40) interleaved rounds
 #   podman     `podman run --rm` of a busybox image with crun, runc and
 #              agentrt (hardened and off) as podman's runtime, ROUNDS_PODMAN
 #              (default 20) interleaved rounds
@@ -58,7 +61,7 @@
 # kernel that has none (hack/bench/common.sh, bench_host_nat).
 # Environment: RUNTIME (default: agentrt built in _build/, with
 # agentrt-egress next to it), RUNC, CRUN, ROUNDS_RUN, ROUNDS_LIFECYCLE,
-# EGRESS_BYTES, PARALLEL_N, PARALLEL_ROUNDS, ROUNDS_PODMAN, BENCH_ENGINES
+# EGRESS_BYTES, PARALLEL_N, PARALLEL_ROUNDS, ROUNDS_PODMAN, ROUNDS_ROOTLESS, BENCH_ENGINES
 # (default "docker podman"), BENCH_BARE_HOST, BENCH_KEEP (directory to copy the raw figures to),
 # AGENTRT_BASELINE (another agentrt build, e.g. the previous commit's:
 # `run` and `lifecycle` measure it hardened too, in the same rounds, and
@@ -76,12 +79,12 @@ sections=()
 for arg; do
   case $arg in
     --quick) quick=1 ;;
-    run|lifecycle|parallel|podman|egress) sections+=("$arg") ;;
+    run|lifecycle|parallel|podman|egress|rootless) sections+=("$arg") ;;
     -h|--help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$SELF"; exit 0 ;;
     *) echo "bench.sh: unknown argument \`$arg\` (see --help)" >&2; exit 2 ;;
   esac
 done
-[[ ${#sections[@]} -gt 0 ]] || sections=(run lifecycle parallel podman egress)
+[[ ${#sections[@]} -gt 0 ]] || sections=(run lifecycle parallel podman egress rootless)
 bench_require runc crun jq nsenter unshare ip cc python3 numfmt
 [[ -n ${BENCH_BARE_HOST:-} ]] || bench_require nft
 [[ " ${sections[*]} " != *" egress "* ]] || bench_require tinyproxy curl
@@ -92,13 +95,13 @@ BASELINE=${AGENTRT_BASELINE:+$(resolve_runtime "$AGENTRT_BASELINE")}
 read -r -a ENGINES <<<"${BENCH_ENGINES:-docker podman}"
 if [[ $quick == 1 ]]; then
   : "${ROUNDS_RUN:=4}" "${ROUNDS_LIFECYCLE:=3}" "${EGRESS_BYTES:=67108864}"
-  : "${PARALLEL_N:=10}" "${PARALLEL_ROUNDS:=1}" "${ROUNDS_PODMAN:=2}"
+  : "${PARALLEL_N:=10}" "${PARALLEL_ROUNDS:=1}" "${ROUNDS_PODMAN:=2}" "${ROUNDS_ROOTLESS:=3}"
   EGRESS_ARGS=(--rounds 1 --conn-rounds 2 --conns 25 --hold 50 --sparse-rounds 1 --sparse-conns 10
     --dns-queries 20)
   WARMUP=1
 else
   : "${ROUNDS_RUN:=150}" "${ROUNDS_LIFECYCLE:=80}" "${EGRESS_BYTES:=1073741824}"
-  : "${PARALLEL_N:=100}" "${PARALLEL_ROUNDS:=3}" "${ROUNDS_PODMAN:=20}"
+  : "${PARALLEL_N:=100}" "${PARALLEL_ROUNDS:=3}" "${ROUNDS_PODMAN:=20}" "${ROUNDS_ROOTLESS:=40}"
   EGRESS_ARGS=(--rounds 5 --conn-rounds 8 --conns 125 --hold 500)
   WARMUP=5
 fi
@@ -254,10 +257,10 @@ plan_line () { local IFS=$'\t'; printf '%s\n' "$*"; }
 AGENTRT_OFF=("$AGENTRT" --root "$STATE/root-off" --policy "$T/policy-off.json")
 AGENTRT_HARD=("$AGENTRT" --root "$STATE/root-hard" --policy "$T/policy-hard.json")
 BASELINE_HARD=("$BASELINE" --root "$STATE/root-base" --policy "$T/policy-hard.json")
-# hardened with the container's own user namespace (policy userns.mode
-# "auto", not the default yet): what it and its idmapped mounts add
-jq '.userns.mode = "auto"' "$T/policy-hard.json" >"$T/policy-hard-userns.json"
-AGENTRT_USERNS=("$AGENTRT" --root "$STATE/root-userns" --policy "$T/policy-hard-userns.json")
+# hardened without the container's own user namespace (policy userns.mode
+# "off"; the default has one): what it and its idmapped mounts add
+jq '.userns.mode = "off"' "$T/policy-hard.json" >"$T/policy-hard-nouserns.json"
+AGENTRT_NOUSERNS=("$AGENTRT" --root "$STATE/root-nouserns" --policy "$T/policy-hard-nouserns.json")
 
 # section_header NAME TITLE: the title, date and load; the load goes to
 # the summary too.
@@ -282,7 +285,7 @@ engine_figures ()
     printf -- '--ratio %s ' "agentrt-hard-$v/crun-$v" "agentrt-$v/crun-$v"
     printf -- '--diff %s ' "agentrt-hard-$v:agentrt-$v"
     [[ $1 != run ]] || printf -- '--diff %s ' "crun-$v:crun" "agentrt-hard-$v:agentrt-hard"
-    [[ $1 != lifecycle ]] || printf -- '--diff %s ' "agentrt-hard-$v-userns:agentrt-hard-$v"
+    [[ $1 != lifecycle ]] || printf -- '--diff %s ' "agentrt-hard-$v:agentrt-hard-$v-nouserns"
     [[ -z $BASELINE ]] || printf -- '--ratio %s --diff %s ' "baseline-hard-$v/crun-$v" \
       "agentrt-hard-$v:baseline-hard-$v"
   done
@@ -342,10 +345,10 @@ section_lifecycle ()
   section_header lifecycle "create, start, delete --force of sleep, $ROUNDS_LIFECYCLE interleaved rounds"
   ip netns add "$PATH_NETNS"
   local variants=(runc crun agentrt agentrt-hard-none agentrt-hard agentrt-hard-none-path
-    agentrt-hard-path agentrt-hard-userns agentrt-hard-binds agentrt-hard-binds-userns)
+    agentrt-hard-path agentrt-hard-nouserns agentrt-hard-binds agentrt-hard-binds-nouserns)
   for v in "${ENGINE_VARIANTS[@]}"; do
     [[ $v == *-full ]] || continue
-    variants+=("crun-$v" "agentrt-$v" "agentrt-hard-$v" "agentrt-hard-$v-userns")
+    variants+=("crun-$v" "agentrt-$v" "agentrt-hard-$v" "agentrt-hard-$v-nouserns")
     [[ -z $BASELINE ]] || variants+=("baseline-hard-$v")
   done
   for v in "${variants[@]}"; do
@@ -358,11 +361,11 @@ section_lifecycle ()
       agentrt-hard) rt=("${AGENTRT_HARD[@]}") ;;
       agentrt-hard-none-path) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-none-path ;;
       agentrt-hard-path) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-path ;;
-      agentrt-hard-userns) rt=("${AGENTRT_USERNS[@]}") ;;
+      agentrt-hard-nouserns) rt=("${AGENTRT_NOUSERNS[@]}") ;;
       agentrt-hard-binds) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-binds ;;
-      agentrt-hard-binds-userns) rt=("${AGENTRT_USERNS[@]}") b=$T/sleep-binds ;;
+      agentrt-hard-binds-nouserns) rt=("${AGENTRT_NOUSERNS[@]}") b=$T/sleep-binds ;;
       crun-*) rt=("$CRUN" --root "$STATE/root-crun") ns=$CRUN_NS b=$T/sleep-${v#crun-} ;;
-      agentrt-hard-*-userns) rt=("${AGENTRT_USERNS[@]}") b=$T/sleep-${v#agentrt-hard-} b=${b%-userns} ;;
+      agentrt-hard-*-nouserns) rt=("${AGENTRT_NOUSERNS[@]}") b=$T/sleep-${v#agentrt-hard-} b=${b%-nouserns} ;;
       agentrt-hard-*) rt=("${AGENTRT_HARD[@]}") b=$T/sleep-${v#agentrt-hard-} ;;
       agentrt-*) rt=("${AGENTRT_OFF[@]}") b=$T/sleep-${v#agentrt-} ;;
       baseline-hard-*) rt=("${BASELINE_HARD[@]}") b=$T/sleep-${v#baseline-hard-} ;;
@@ -379,8 +382,8 @@ section_lifecycle ()
       --ratio agentrt/runc --ratio agentrt/crun --ratio crun/runc \
       --diff agentrt-hard-none:agentrt --diff agentrt-hard:agentrt-hard-none \
       --diff agentrt-hard-path:agentrt-hard-none-path \
-      --diff agentrt-hard-userns:agentrt-hard \
-      --diff agentrt-hard-binds-userns:agentrt-hard-binds $(engine_figures lifecycle) >&2
+      --diff agentrt-hard:agentrt-hard-nouserns \
+      --diff agentrt-hard-binds:agentrt-hard-binds-nouserns $(engine_figures lifecycle) >&2
   done
   log "   $(load) at the end"
 }
@@ -549,6 +552,13 @@ section_podman ()
     --ratio podman-agentrt-hard/podman-crun --ratio podman-agentrt-hard/podman-runc \
     --ratio podman-agentrt/podman-crun --diff podman-agentrt-hard:podman-crun >&2
   log "   $(load) at the end"
+}
+
+# A throwaway user runs agentrt against root running it (hack/bench/rootless.sh).
+section_rootless ()
+{
+  section_header rootless "agentrt run by an ordinary user and by root, $ROUNDS_ROOTLESS interleaved rounds"
+  RUNTIME=$AGENTRT "$HERE/bench/rootless.sh" "$ROUNDS_ROOTLESS" >&2
 }
 
 # ---- summary -------------------------------------------------------------------

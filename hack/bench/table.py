@@ -71,7 +71,7 @@ ROWS = [
      lambda x: x <= 1.0),
     ("lifecycle.agentrt-hard-%s-full-agentrt-%s-full.total.ms" % (e, e),
      "%s-full create+start+delete: hardening adds, ms" % e, "", None),
-    ("lifecycle.agentrt-hard-%s-full-userns-agentrt-hard-%s-full.create.cpu_ms" % (e, e),
+    ("lifecycle.agentrt-hard-%s-full-agentrt-hard-%s-full-nouserns.create.cpu_ms" % (e, e),
      "%s-full: the user namespace adds to create, CPU ms" % e, "<= 2", lambda x: x <= 2.0),
 )] + [
     ("load.parallel", "load average at the start of `parallel`", "", None),
