@@ -315,8 +315,11 @@ with_userns_auto ()
 # What a container says of its user namespace (OWN_USERNS_PROBE), and
 # assert_own_userns: its output shows a range that is not the identity,
 # the image's root-owned files the agent root's, and a read-only root.
+# (The shell reports a failed redirection before a later 2> applies: the
+# group's stderr is the one redirected, or Docker's separately copied
+# stderr may land in the middle of a stdout line.)
 OWN_USERNS_PROBE='cat /proc/self/uid_map; stat -c "%u %n" /bin/busybox
-  echo y >/etc/y 2>/dev/null || echo rootfs-ro'
+  { echo y >/etc/y; } 2>/dev/null || echo rootfs-ro'
 assert_own_userns ()
 {
   [[ $(awk 'NF == 3 { print $1, $3 }' <<<"$output") == "0 65536" ]] || fail "$output"
