@@ -518,3 +518,86 @@ assert_privileged_hardened ()
     "$AUDIT_DIR/$1.jsonl" >/dev/null \
     || fail "no read-only /sys recorded: $(head -c 600 "$AUDIT_DIR/$1.jsonl")"
 }
+
+# ---- a throwaway user (the rootless suites) -------------------------------
+
+# rootless_user_setup PREFIX: an ordinary user PREFIX-TAG with ranges in
+# /etc/subuid and /etc/subgid (useradd's, 65536 ids each) and an
+# XDG_RUNTIME_DIR of its own, RL_XDG (T/xdg, mode 0700).  Exports RL_USER,
+# RL_HOME, RL_UID, RL_GID, RL_SUBUID, RL_XDG; the name is written down in
+# T/user for rootless_user_remove.  T becomes 0711: the user reaches what
+# the test gives it there, and nothing else.
+rootless_user_setup ()
+{
+  printf -v RL_USER '%s-%s' "$1" "$CLIENTS_TAG"
+  RL_USER=${RL_USER,,}
+  echo "$RL_USER" >"$T/user"
+  useradd -m -s /bin/sh -K SUB_UID_COUNT=65536 -K SUB_GID_COUNT=65536 "$RL_USER" || return 1
+  RL_HOME=$(getent passwd "$RL_USER" | cut -d: -f6)
+  RL_UID=$(id -u "$RL_USER")
+  RL_GID=$(id -g "$RL_USER")
+  RL_SUBUID=$(awk -F: -v u="$RL_USER" '$1 == u { print $2 }' /etc/subuid)
+  RL_XDG=$T/xdg
+  export RL_USER RL_HOME RL_UID RL_GID RL_SUBUID RL_XDG
+  [[ -n $RL_SUBUID ]] || fail "useradd gave $RL_USER no /etc/subuid range" || return 1
+  grep -q "^$RL_USER:" /etc/subgid || fail "useradd gave $RL_USER no /etc/subgid range" || return 1
+  mkdir -p "$RL_XDG" && chown "$RL_USER:" "$RL_XDG" && chmod 0700 "$RL_XDG" && chmod 0711 "$T"
+}
+
+# rootless_user_remove: kill, by pid, whatever still runs as the user or
+# as an id of its range (its engine's helpers, a sidecar), then remove
+# the user, its home and its ranges.  Safe to call whatever happened.
+rootless_user_remove ()
+{
+  local user sub p i
+  [[ -n ${T:-} && -s $T/user ]] || return 0
+  user=$(<"$T/user")
+  if id "$user" >/dev/null 2>&1; then
+    sub=$(awk -F: -v u="$user" '$1 == u { print $2 }' /etc/subuid)
+    for ((i = 0; i < 3; i++)); do
+      p=$(ps -e -o pid=,uid= | awk -v u="$(id -u "$user")" -v s="${sub:-0}" \
+        '$2 == u || (s > 0 && $2 >= s && $2 < s + 65536) { print $1 }')
+      [[ -z $p ]] && break
+      # shellcheck disable=SC2086
+      kill -KILL $p 2>/dev/null
+      sleep 0.2
+    done
+    userdel -r "$user" 2>/dev/null
+  fi
+  # shadow's userdel drops the ranges; make sure
+  sed -i "/^$user:/d" /etc/subuid /etc/subgid
+}
+
+# as_user CMD...: CMD as the test user in the engine network namespace,
+# with a clean environment (HOME, USER, XDG_RUNTIME_DIR and PATH), as a
+# login would give it.
+as_user ()
+{
+  nsenter --net="$ENGINE_NS" -- setpriv --reuid="$RL_UID" --regid="$RL_GID" --init-groups -- \
+    env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME="$RL_HOME" \
+    USER="$RL_USER" LOGNAME="$RL_USER" XDG_RUNTIME_DIR="$RL_XDG" "$@"
+}
+
+# widen_tun: slirp4netns opens /dev/net/tun as the user; this machine
+# ships it 0600.  restore_tun puts the mode back (each suite
+# calls it in teardown and teardown_file).
+widen_tun ()
+{
+  [[ -c /dev/net/tun ]] || skip "requires /dev/net/tun"
+  if [[ ! -s $T/tun-mode ]]; then
+    stat -c %a /dev/net/tun >"$T/tun-mode" || return 1
+  fi
+  chmod 0666 /dev/net/tun
+}
+
+restore_tun ()
+{
+  [[ -n ${T:-} && -s $T/tun-mode ]] || return 0
+  chmod "$(<"$T/tun-mode")" /dev/net/tun && rm -f "$T/tun-mode"
+}
+
+# host_uid PID: the owner of a process as the host sees it.
+host_uid ()
+{
+  stat -c %u "/proc/$1"
+}

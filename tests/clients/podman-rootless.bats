@@ -24,22 +24,12 @@ setup_file ()
 {
   clients_requires podman conmon newuidmap newgidmap slirp4netns useradd userdel setpriv
   clients_setup podman-rootless
-  printf -v RL_USER 'agrt-pr-%s' "$CLIENTS_TAG"
-  RL_USER=${RL_USER,,}
-  echo "$RL_USER" >"$T/user"
-  useradd -m -s /bin/sh -K SUB_UID_COUNT=65536 -K SUB_GID_COUNT=65536 "$RL_USER" || return 1
-  RL_HOME=$(getent passwd "$RL_USER" | cut -d: -f6)
-  RL_UID=$(id -u "$RL_USER")
-  RL_GID=$(id -g "$RL_USER")
-  RL_SUBUID=$(awk -F: -v u="$RL_USER" '$1 == u { print $2 }' /etc/subuid)
-  export RL_USER RL_HOME RL_UID RL_GID RL_SUBUID
-  [[ -n $RL_SUBUID ]] || fail "useradd gave $RL_USER no /etc/subuid range"
-  grep -q "^$RL_USER:" /etc/subgid || fail "useradd gave $RL_USER no /etc/subgid range"
-  # RL_XDG: its XDG_RUNTIME_DIR; U: where its podman writes cid files
-  export RL_XDG=$T/xdg U=$T/u
-  mkdir -p "$RL_XDG" "$U" && chown "$RL_USER:" "$RL_XDG" "$U" "$AUDIT_DIR" && chmod 0700 "$RL_XDG"
+  rootless_user_setup agrt-pr || return 1
+  # U: where its podman writes cid files
+  export U=$T/u
+  mkdir -p "$U" && chown "$RL_USER:" "$U" "$AUDIT_DIR"
   # the user reaches the runtime, the policy, the image and its audit dir
-  chmod 0711 "$T" && chmod 0644 "$POLICY" "$BUSYBOX_TAR"
+  chmod 0644 "$POLICY" "$BUSYBOX_TAR"
   jq '.limits.unenforceable = "allow"' "$POLICY" >"$POLICY.new" && mv "$POLICY.new" "$POLICY"
   chmod 0644 "$POLICY"
   as_user test -x "$RUNTIME" || skip "the runtime $RUNTIME is not executable by an ordinary user"
@@ -64,35 +54,18 @@ EOF
 
 teardown_file ()
 {
-  local p
   restore_tun
-  if [[ -n ${T:-} && -s $T/user ]]; then
-    RL_USER=$(<"$T/user")
-    if id "$RL_USER" >/dev/null 2>&1; then
-      rootless_cleanup >/dev/null 2>&1
-      # its pause process, slirp4netns, conmons: whatever is left, by pid
-      for p in $(pgrep -u "$RL_USER"); do kill -KILL "$p" 2>/dev/null; done
-      sleep 0.2
-      userdel -r "$RL_USER" 2>/dev/null
-    fi
-    sed -i "/^$RL_USER:/d" /etc/subuid /etc/subgid
+  if [[ -n ${T:-} && -s $T/user ]] && id "$(<"$T/user")" >/dev/null 2>&1; then
+    rootless_cleanup >/dev/null 2>&1
   fi
+  # its pause process, slirp4netns, conmons: whatever is left, by pid
+  rootless_user_remove
   clients_teardown
 }
 
 teardown ()
 {
   restore_tun
-}
-
-# as_user CMD...: CMD as the test user in the engine network namespace,
-# with a clean environment (HOME, USER, XDG_RUNTIME_DIR and PATH), as a
-# login would give it.
-as_user ()
-{
-  nsenter --net="$ENGINE_NS" -- setpriv --reuid="$RL_UID" --regid="$RL_GID" --init-groups -- \
-    env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME="$RL_HOME" \
-    USER="$RL_USER" LOGNAME="$RL_USER" XDG_RUNTIME_DIR="$RL_XDG" "$@"
 }
 
 # upm ARGS...: the user's podman (its containers.conf names agentrt),
@@ -117,24 +90,6 @@ rootless_cleanup ()
   stop_pid "$RL_XDG/libpod/tmp/pause.pid"
 }
 
-# widen_tun: slirp4netns opens /dev/net/tun as the user; this machine
-# ships it 0600.  Its mode is restored after the test (teardown) and at
-# the end of the file.
-widen_tun ()
-{
-  [[ -c /dev/net/tun ]] || skip "requires /dev/net/tun"
-  if [[ ! -s $T/tun-mode ]]; then
-    stat -c %a /dev/net/tun >"$T/tun-mode" || return 1
-  fi
-  chmod 0666 /dev/net/tun
-}
-
-restore_tun ()
-{
-  [[ -n ${T:-} && -s $T/tun-mode ]] || return 0
-  chmod "$(<"$T/tun-mode")" /dev/net/tun && rm -f "$T/tun-mode"
-}
-
 logged ()
 {
   upm logs "$1" 2>&1 | grep -qxF -- "$2"
@@ -143,12 +98,6 @@ logged ()
 has_status ()
 {
   [[ $(upm inspect --format '{{.State.Status}}' "$1") == "$2" ]]
-}
-
-# host_uid PID: the owner of a process as the host sees it.
-host_uid ()
-{
-  stat -c %u "/proc/$1"
 }
 
 @test "rootless podman run: hardened under agentrt, root of the user's namespace only" {
