@@ -87,7 +87,15 @@ userns_auto_harden (struct oci_config *c, const struct agent_policy *policy,
       return 0;
     }
   if (rootless)
-    return 0;
+    {
+      /* the runtime cannot map ranges of its choice; the agent's ids are
+       * the user's own ones, said in the trail all the same */
+      change_add (changes, CHANGE_NAMESPACE, "no user namespace of agentrt's",
+                  "the runtime is not root of the host (rootless): the "
+                  "agent's root is the user, its other ids the user's "
+                  "subordinate range");
+      return 0;
+    }
   if (policy->userns_mode == POLICY_USERNS_OFF)
     {
       *out = HARDEN_USERNS_OFF;

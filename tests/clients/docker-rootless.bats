@@ -172,7 +172,9 @@ has_status ()
   run urt --policy "$POLICY" audit "$id"
   check_status 0
   jq -se 'map(select(.event == "create"))[0] | .hardened == true
-      and any(.changes[]; .kind == "env-removed" and .what == "GITHUB_TOKEN")' <<<"$output" >/dev/null \
+      and any(.changes[]; .kind == "env-removed" and .what == "GITHUB_TOKEN")
+      and any(.changes[]; .kind == "namespace" and .what == "no user namespace of agentrt'"'"'s")' \
+      <<<"$output" >/dev/null \
     || fail "$output"
   [[ $(stat -c %u "$AUDIT_DIR/$id.jsonl") == "$RL_UID" ]]
   # nothing went to root's state root or trail
