@@ -92,10 +92,10 @@ mount_idmap_apply (struct mount_plan *plan, const struct mount_step *step,
 
 /* Why a bind on a filesystem that cannot be idmapped may stay as it is. */
 #define KEPT_WHY                                                            \
-  "the kernel cannot idmap this filesystem (tmpfs cannot before Linux 6.3); the "  \
-  "bind is read-only or a single file, so the agent creates nothing "       \
-  "there and reads it as any other user would (host owners show as "       \
-  "nobody)"
+  "the kernel cannot idmap this filesystem (tmpfs cannot before Linux "     \
+  "6.3); the bind is read-only or a single file, so the agent creates "     \
+  "nothing there and reads it as any other user would (host owners show "  \
+  "as nobody)"
 
 /* A bind through which no process of the container can create a file:
  * one of a single file, or read-only down to its submounts.  Such a bind
