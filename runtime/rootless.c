@@ -205,6 +205,17 @@ rootless_state_root (agentrt_error_t *err)
   return NULL;
 }
 
+char *
+rootless_systemd_socket (void)
+{
+  const char *runtime_dir = xdg ("XDG_RUNTIME_DIR");
+
+  if (runtime_dir)
+    return xasprintf ("%s/systemd/private", runtime_dir);
+  return xasprintf ("/run/user/%u/systemd/private",
+                    (unsigned) rootless_outer_uid ());
+}
+
 /* mkdir -p of an absolute path, each missing directory 0700. */
 static int
 mkdir_parents (const char *path, agentrt_error_t *err)

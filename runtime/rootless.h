@@ -54,6 +54,11 @@ bool rootless_ns_foreign (const char *type);
  * set. */
 char *rootless_state_root (agentrt_error_t *err);
 
+/* The user's own systemd's private socket (malloc'd), where
+ * --systemd-cgroup asks for scopes when the runtime is not root:
+ * $XDG_RUNTIME_DIR/systemd/private, else /run/user/UID's. */
+char *rootless_systemd_socket (void);
+
 /* The default audit dir (malloc'd); its base ($XDG_STATE_HOME or
  * ~/.local/state) is made (0700) when missing, as the XDG rules say. */
 char *rootless_audit_dir (agentrt_error_t *err);

@@ -184,6 +184,34 @@ configure (struct cgroup *cg, const struct cgroup_request *req,
   return 0;
 }
 
+/* The scope the user's systemd makes (--systemd-cgroup, not root) is
+ * below its own cgroup, user@UID.service, which the path from the slice
+ * does not name: it is the one holding the runtime's cgroup. */
+static int
+resolve (const struct cgroup_layout *l, const struct cgroup_request *req,
+         struct cg_target *t, agentrt_error_t *err)
+{
+  cleanup_free char *root = NULL;
+  char *path;
+
+  if (cg_resolve (l, req->id, req->cgroups_path, req->systemd, t, err) < 0)
+    return -1;
+  if (!req->systemd || !req->unprivileged)
+    return 0;
+  root = cg_user_manager_root (l->h[0].own);
+  if (root == NULL)
+    {
+      cg_target_release (t);
+      return agentrt_error (err, 0, "--systemd-cgroup: the runtime's cgroup "
+                            "`%s` is not below a user@UID.service",
+                            l->h[0].own);
+    }
+  path = xasprintf ("%s%s", root, t->path);
+  free (t->path);
+  t->path = path;
+  return 0;
+}
+
 int
 cgroup_enter (const struct cgroup_request *req, struct cgroup_result *result,
               agentrt_error_t *err)
@@ -198,17 +226,17 @@ cgroup_enter (const struct cgroup_request *req, struct cgroup_result *result,
   memset (result, 0, sizeof *result);
   if (l == NULL && (l = cgroup_layout_host (err)) == NULL)
     return -1;
-  if (cg_resolve (l, req->id, req->cgroups_path, req->systemd, &t, err) < 0)
+  if (resolve (l, req, &t, err) < 0)
     return -1;
   cg = cg_new (l, t.path, t.unit, req->systemd);
   created = xreallocarray (NULL, l->n, sizeof *created);
   for (size_t i = 0; i < l->n; i++)
     created[i] = -1;
-  a.cg = cg;
   ret = req->systemd ? cg_systemd_start (cg, &t, req, err) : 0;
   cg_target_release (&t);
   if (ret < 0)
     return -1;
+  a.cg = cg;
   if (cg_create_dirs (cg, cg_resources_needed (req->resources), created, err)
           < 0
       || configure (cg, req, created, &a, err) < 0)
@@ -234,7 +262,7 @@ cgroup_plan (const struct cgroup_request *req, char **path, char **unit,
 
   if (l == NULL && (l = cgroup_layout_host (err)) == NULL)
     return -1;
-  if (cg_resolve (l, req->id, req->cgroups_path, req->systemd, &t, err) < 0)
+  if (resolve (l, req, &t, err) < 0)
     return -1;
   *path = steal_pointer (&t.path);
   *unit = steal_pointer (&t.unit);

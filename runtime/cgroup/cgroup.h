@@ -105,6 +105,11 @@ void cgroup_remove_planned (const struct cgroup_layout *layout,
 int cgroup_delegation (const struct cgroup_request *req,
                        struct str_list *controllers, char **why);
 
+/* --systemd-cgroup of a runtime that is not root: scopes are asked of the
+ * user's own systemd, on its private socket (`$XDG_RUNTIME_DIR/systemd/
+ * private`), which makes them, delegated, below user@UID.service. */
+void cgroup_systemd_user_manager (const char *socket);
+
 /* What later commands store in the state and pass back to cgroup_open. */
 const char *cgroup_path (const struct cgroup *cg); /* "/docker/ID" */
 const char *cgroup_systemd_unit (const struct cgroup *cg); /* NULL without */

@@ -85,6 +85,34 @@ read_controllers (const char *dir, struct str_list *out)
     str_list_append (out, tok);
 }
 
+/* --systemd-cgroup as an ordinary user: the user's systemd makes the scope
+ * (cgroup_systemd_user_manager), below the user@UID.service that holds
+ * the runtime's own cgroup, and delegates it; its controllers are that
+ * service's. */
+static int
+user_manager_delegation (const struct cg_hier *h, struct str_list *controllers,
+                         char **why)
+{
+  cleanup_free char *root = cg_user_manager_root (h->own), *dir = NULL;
+
+  if (access (cg_systemd_socket (), F_OK) < 0)
+    {
+      *why = xasprintf ("--systemd-cgroup: the user's systemd is not running "
+                        "(no %s)", cg_systemd_socket ());
+      return 0;
+    }
+  if (root == NULL)
+    {
+      *why = xasprintf ("--systemd-cgroup: the runtime's cgroup `%s` is not "
+                        "below a user@UID.service (run it in the user's "
+                        "systemd session)", h->own);
+      return 0;
+    }
+  dir = xasprintf ("%s%s", h->mount_point, root);
+  read_controllers (dir, controllers);
+  return 1;
+}
+
 int
 cgroup_delegation (const struct cgroup_request *req,
                    struct str_list *controllers, char **why)
@@ -110,10 +138,7 @@ cgroup_delegation (const struct cgroup_request *req,
       return 0;
     }
   if (req->systemd)
-    {
-      *why = xstrdup ("--systemd-cgroup asks root's systemd for a scope");
-      return 0;
-    }
+    return user_manager_delegation (&l->h[0], controllers, why);
   if (cg_resolve (l, req->id, req->cgroups_path, false, &t, &err) < 0)
     {
       *why = xstrdup (err->msg);

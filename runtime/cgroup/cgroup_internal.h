@@ -187,5 +187,10 @@ int cg_systemd_set (struct cgroup *cg, const struct oci_resources *r,
 int cg_systemd_stop (const char *unit, agentrt_error_t *err);
 /* Tests: talk to a fake systemd on this socket (NULL: the real one). */
 void cg_systemd_set_socket (const char *path);
+/* The socket the scopes are asked on. */
+const char *cg_systemd_socket (void);
+/* The cgroup of the user's systemd (".../user@UID.service") that holds
+ * the cgroup `own`, or NULL (malloc'd; pure). */
+char *cg_user_manager_root (const char *own);
 
 #endif

@@ -213,6 +213,25 @@ cg_resolve (const struct cgroup_layout *layout, const char *id,
   return 0;
 }
 
+char *
+cg_user_manager_root (const char *own)
+{
+  const char *p = own;
+
+  while ((p = strstr (p, "/user@")) != NULL)
+    {
+      const char *end = strchr (p + 1, '/');
+      size_t len = end ? (size_t) (end - own) : strlen (own);
+
+      /* a whole component "user@UID.service", UID not empty */
+      if (len - (size_t) (p - own) > strlen ("/user@.service")
+          && strncmp (own + len - 8, ".service", 8) == 0)
+        return xstrndup (own, len);
+      p++;
+    }
+  return NULL;
+}
+
 void
 cg_target_release (struct cg_target *t)
 {

@@ -54,6 +54,18 @@ cg_systemd_set_socket (const char *path)
   private_socket = path ? path : PRIVATE_SOCKET;
 }
 
+const char *
+cg_systemd_socket (void)
+{
+  return private_socket;
+}
+
+void
+cgroup_systemd_user_manager (const char *socket)
+{
+  cg_systemd_set_socket (socket);
+}
+
 /* systemd's private socket (root, no dbus-daemon needed; *direct), else
  * the system bus. */
 static int

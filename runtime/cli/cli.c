@@ -14,6 +14,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "oci/policy_file.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/cli/cli.h"
 #include "runtime/cli/cli_help.h"
 #include "runtime/cli/cli_hint.h"
@@ -241,7 +242,7 @@ cli_main (int argc, char **argv)
 {
   struct global_options g = { .log_format = "text" };
   cleanup_error agentrt_error_t err = NULL;
-  cleanup_free char *root = NULL;
+  cleanup_free char *root = NULL, *user_systemd = NULL;
   size_t i;
   int first, r;
 
@@ -287,6 +288,10 @@ cli_main (int argc, char **argv)
       report (NULL, err);
       return 1;
     }
+  /* a scope made with --systemd-cgroup is the user's systemd's to stop,
+   * whatever flags delete gets */
+  if (rootless_is ())
+    cgroup_systemd_user_manager (user_systemd = rootless_systemd_socket ());
   g.rt.argv = argv;
   r = commands[i].handler (&g, argc - first, argv + first, &err);
   if (r < 0)

@@ -1,7 +1,8 @@
 /* Whether a runtime that is not root can make a container's cgroup
  * (cgroup_delegation, runtime/cgroup_delegation.c), against a fake cgroup
  * v2 tree shaped like a systemd user session: refusals first (a v1 or
- * hybrid layout, --systemd-cgroup, a directory the user cannot write, a
+ * hybrid layout, --systemd-cgroup without the user's systemd or from a
+ * cgroup outside it, a directory the user cannot write, a
  * container path that meets the runtime's own cgroup above the delegated
  * subtree), then the subtree that works and its controllers.  As root the
  * checks run in a child that became uid 65534 (root may write anything). */
@@ -70,6 +71,34 @@ judge (const struct cgroup_layout *l, const char *cgroups_path, bool systemd)
   return out;
 }
 
+/* The user's systemd's own cgroup, from a cgroup below it (pure). */
+static void
+test_user_manager_root (void)
+{
+  static const struct
+  {
+    const char *own, *root;
+  } cases[] = {
+    { OWN, SERVICE },
+    { SERVICE, SERVICE },
+    { SERVICE "/user.slice/libpod-1.scope/container", SERVICE },
+    { SESSION "/session-1.scope", NULL },
+    { "/", NULL },
+    { "/system.slice/user@1000.service.d/x", NULL }, /* not a whole component */
+    { "/a/user@x.servicex/b", NULL },
+    { "/user@.service", NULL },
+  };
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      cleanup_free char *r = cg_user_manager_root (cases[i].own);
+      if (cases[i].root)
+        CHECK_STR_EQ (r ? r : "(null)", cases[i].root);
+      else
+        CHECK (r == NULL);
+    }
+}
+
 static void
 test_refusals (void)
 {
@@ -87,9 +116,19 @@ test_refusals (void)
                   "belong to root");
   free (s);
   cgroup_layout_free (h);
+  cg_systemd_set_socket ("/nonexistent/systemd/private");
   s = judge (v2, NULL, true);
-  CHECK_CONTAINS (s, "no: --systemd-cgroup");
+  CHECK_CONTAINS (s, "no: --systemd-cgroup: the user's systemd is not "
+                  "running (no /nonexistent/systemd/private)");
   free (s);
+  /* the user's systemd is there, but the runtime runs in a login
+   * session's scope, which is not below it */
+  cg_systemd_set_socket (tmp);
+  s = judge (v2_session, NULL, true);
+  CHECK_CONTAINS (s, "no: --systemd-cgroup: the runtime's cgroup `" SESSION
+                  "/session-1.scope` is not below a user@UID.service");
+  free (s);
+  cg_systemd_set_socket (NULL);
   /* the login session's scope belongs to root: its parent too */
   s = judge (v2, SESSION "/session-1.scope/c1", false);
   CHECK_CONTAINS (s, "no: `");
@@ -113,6 +152,14 @@ static void
 test_delegated (void)
 {
   char *s;
+
+  /* --systemd-cgroup: the user's systemd makes the scope below the
+   * user@UID.service holding the runtime; its controllers count */
+  cg_systemd_set_socket (tmp);
+  s = judge (v2, "user.slice:agentrt:c1", true);
+  CHECK_STR_EQ (s, "ok: cpu memory pids");
+  free (s);
+  cg_systemd_set_socket (NULL);
 
   /* relative (and absent): the parent of the runtime's own cgroup */
   s = judge (v2, NULL, false);
@@ -177,6 +224,7 @@ main (void)
         _exit (98);
       if (v2 && v2_session)
         {
+          RUN_TEST (test_user_manager_root);
           RUN_TEST (test_refusals);
           RUN_TEST (test_delegated);
         }

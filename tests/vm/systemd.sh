@@ -305,6 +305,8 @@ rootless_bundle ()
 # cgroup of root's (this suite's service), the same create is refused,
 # naming the limits and the directory.  No D-Bus here: the scope
 # `systemd-run --user --scope` would make is made by hand, by the user.
+# With --systemd-cgroup the user's systemd makes the container's scope
+# (its private socket: no D-Bus needed).
 test_rootless_delegated ()
 {
   local svc id=rl1 pid cg out rc
@@ -363,6 +365,26 @@ test_rootless_delegated ()
     && fail "a limit was recorded as not enforced: $(cat "$TEST_DIR/uaudit/$id.jsonl")"
   urt delete --force "$id"
   [[ ! -d $cg ]] || fail "cgroup left after delete"
+  # --systemd-cgroup (rootless Podman's default on such a host): the user's
+  # own systemd makes the scope, delegated, below user@UID.service
+  rootless_bundle bs --cgroups-path "user.slice:agentrt:rl3" sleep 1000
+  chown -R "$RL_UID:$RL_GID" bs
+  in_caller as_rl env XDG_RUNTIME_DIR="/run/user/$RL_UID" "$VM_RT" --root "$TEST_DIR/ustate" \
+    --policy "$TEST_DIR/upolicy.json" --systemd-cgroup run -d --bundle bs rl3 >run3.out 2>&1 </dev/null \
+    || fail "run --systemd-cgroup as $RL_USER: $(cat run3.out)"
+  pid=$(json_get "$(urt state rl3)" pid)
+  cg=$(cg_dir "$pid")
+  expect_eq "$svc/user.slice/agentrt-rl3.scope" "$cg" "the container's scope (the user's systemd's)"
+  expect_eq 1024 "$(cat "$cg/pids.max")" "pids.max in the scope (the hardening's default)"
+  grep -q '"kind":"limit","what":"linux.resources' "$TEST_DIR/uaudit/rl3.jsonl" \
+    && fail "a limit was recorded as not enforced: $(cat "$TEST_DIR/uaudit/rl3.jsonl")"
+  # delete finds the user's systemd without the flag (the scope's unit is
+  # in the state)
+  as_rl env XDG_RUNTIME_DIR="/run/user/$RL_UID" "$VM_RT" --root "$TEST_DIR/ustate" \
+    --policy "$TEST_DIR/upolicy.json" delete --force rl3
+  wait_gone "$pid"
+  for _ in $(seq 50); do [[ -d $cg ]] || break; sleep 0.1; done
+  [[ ! -d $cg ]] || fail "scope left after delete: $cg"
   # from this suite's own cgroup (root's, in system.slice): refused
   out=$(urt run --bundle b rl2 2>&1 </dev/null) && rc=0 || rc=$?
   [[ $rc -ne 0 ]] || fail "created from a cgroup of root's: $out"
