@@ -73,13 +73,8 @@ setup_file ()
 
 teardown_file ()
 {
-  restore_tun
-  if [[ -n ${T:-} && -s $T/user ]] && id "$(<"$T/user")" >/dev/null 2>&1; then
-    docker_cleanup >/dev/null 2>&1
-  fi
-  # rootlesskit, slirp4netns, containerd, shims, monitors, sidecars: by pid
-  rootless_user_remove
-  clients_teardown
+  # then rootlesskit, slirp4netns, containerd, shims, monitors, sidecars
+  rootless_engine_teardown docker_cleanup
 }
 
 teardown ()

@@ -544,6 +544,20 @@ rootless_user_setup ()
   mkdir -p "$RL_XDG" && chown "$RL_USER:" "$RL_XDG" && chmod 0700 "$RL_XDG" && chmod 0711 "$T"
 }
 
+# rootless_engine_teardown CLEANUP: a rootless engine suite's end, whatever
+# happened: /dev/net/tun's mode back, CLEANUP (the engine's containers and
+# images) while the user exists, then whatever the user still runs, by
+# pid, the user itself, and the suite's directory.
+rootless_engine_teardown ()
+{
+  restore_tun
+  if [[ -n ${T:-} && -s $T/user ]] && id "$(<"$T/user")" >/dev/null 2>&1; then
+    "$1" >/dev/null 2>&1
+  fi
+  rootless_user_remove
+  clients_teardown
+}
+
 # rootless_user_remove: kill, by pid, whatever still runs as the user or
 # as an id of its range (its engine's helpers, a sidecar), then remove
 # the user, its home and its ranges.  Safe to call whatever happened.

@@ -54,13 +54,8 @@ EOF
 
 teardown_file ()
 {
-  restore_tun
-  if [[ -n ${T:-} && -s $T/user ]] && id "$(<"$T/user")" >/dev/null 2>&1; then
-    rootless_cleanup >/dev/null 2>&1
-  fi
-  # its pause process, slirp4netns, conmons: whatever is left, by pid
-  rootless_user_remove
-  clients_teardown
+  # then its pause process, slirp4netns, conmons
+  rootless_engine_teardown rootless_cleanup
 }
 
 teardown ()
