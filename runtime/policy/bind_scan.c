@@ -190,12 +190,6 @@ tail_masks (struct walk *w, agentrt_error_t *err)
   return 0;
 }
 
-static int
-compare_strings (const void *a, const void *b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 /* A relative credential entry being matched below the directory `rel`
  * where its first component was found: `rest` is what is left of it. */
 struct cred_match
@@ -301,14 +295,12 @@ credential_entries (struct walk *w, const char *rel,
                     const struct host_dirent *ent, agentrt_error_t *err)
 {
   const struct str_list *creds = &w->ctx->policy->credential_paths;
-  const struct str_list *heads = &w->ctx->credential_heads;
   const char *name = ent->name;
   size_t n = strlen (name);
   struct cred_matches m = { rel, NULL, 0 };
   int r = 0;
 
-  if (!bsearch (&name, heads->items, heads->len, sizeof (char *),
-                compare_strings))
+  if (!binds_credential_head (w->ctx, name))
     return 0;
   cleanup_free char *sub = rel[0] ? path_join (rel, name) : xstrdup (name);
   for (size_t i = 0; r == 0 && i < creds->len; i++)
