@@ -19,10 +19,12 @@
 # capabilities and limits as hack/bench/engines has them, and its binds):
 #   ENGINE          as `none`
 #   ENGINE-sidecar  as `sidecar` (hardened only)
-# Besides off, hardened and the baseline, the bundles without sidecar are
-# created hardened with the container's own user namespace (policy
-# userns.mode "auto": "userns"), and the sidecar ones with the sidecar's
-# transparent path off (egress.transparent false: "opaque").
+# Besides off, hardened (policy userns.mode "off") and the baseline (the
+# same, or the defaults for a build from before userns.mode), the
+# bundles without sidecar are created hardened with the container's own
+# user namespace (userns.mode "auto": "userns"), and the sidecar ones
+# with the sidecar's transparent path off (egress.transparent false:
+# "opaque").
 # Prints per variant the median wall and CPU time of `create` (CPU: the
 # command's and its reaped children's, not the container's init or the
 # monitor, which outlive it), and the paired differences hardened - off,
@@ -122,13 +124,24 @@ for _ in $(seq 100); do
 done
 
 plan_line () { local IFS=$'\t'; printf '%s\n' "$*"; }
-jq '.userns.mode = "auto"' "$T/policy-hard.json" >"$T/policy-userns.json"
+# hardened: the container's own user namespace pinned, off (hard) and
+# auto (userns), whatever the built-in default; the baseline off too,
+# unless it is a build from before userns.mode (it refuses the key, and
+# has no user namespace of its own)
+cp "$T/policy-hard.json" "$T/policy-defaults.json"
+jq '.userns.mode = "off"' "$T/policy-defaults.json" >"$T/policy-hard.json"
+jq '.userns.mode = "auto"' "$T/policy-defaults.json" >"$T/policy-userns.json"
+cp "$T/policy-hard.json" "$T/policy-base.json"
+if [[ -n $BASELINE ]] && ! "$BASELINE" --policy "$T/policy-hard.json" policy explain \
+    --bundle "$T/none" >/dev/null 2>&1; then
+  cp "$T/policy-defaults.json" "$T/policy-base.json"
+fi
 jq '.egress.transparent = false' "$T/policy-hard.json" >"$T/policy-opaque.json"
 OFF=("$AGENTRT" --root "$STATE/root-off" --policy "$T/policy-off.json")
 HARD=("$AGENTRT" --root "$STATE/root-hard" --policy "$T/policy-hard.json")
 USERNS=("$AGENTRT" --root "$STATE/root-userns" --policy "$T/policy-userns.json")
 OPAQUE=("$AGENTRT" --root "$STATE/root-opaque" --policy "$T/policy-opaque.json")
-BASE=("$BASELINE" --root "$STATE/root-base" --policy "$T/policy-hard.json")
+BASE=("$BASELINE" --root "$STATE/root-base" --policy "$T/policy-base.json")
 BUNDLES=(none binds srv sidecar)
 for e in "${ENGINES[@]}"; do BUNDLES+=("$e" "$e-sidecar"); done
 diffs=()

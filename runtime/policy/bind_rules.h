@@ -50,9 +50,14 @@ struct binds_ctx
   struct added_mount *added;
   size_t n_added;
   size_t scanned;     /* directory entries read so far (the scan budget) */
-  /* The first components of the relative credential entries, sorted. */
-  struct str_list credential_heads;
+  /* The relative credential entries, sorted by their first component. */
+  const char **credential_heads;
+  size_t n_credential_heads;
 };
+
+/* Whether `name` is the first component of a relative credential entry
+ * (the sorted heads make a miss, the usual case, cheap). */
+bool binds_credential_head (const struct binds_ctx *ctx, const char *name);
 
 /* Masks the container path (linux.maskedPaths and the required masks),
  * recording why; a path masked already is left alone. */

@@ -16,12 +16,23 @@
 #include "host_paths.h"
 #include "paths.h"
 
+/* A directory listed to match credential entries below it (a home's
+ * .config, .docker), kept for the walk, which lists it next. */
+struct listing
+{
+  char *dir;
+  struct host_dirent *ents; /* NULL once the walk took it */
+  size_t n;
+};
+
 struct walk
 {
   struct binds_ctx *ctx;
   const struct kept_bind *kb;
   struct str_list *homes;
   struct str_list *git;
+  struct listing *kept;
+  size_t n_kept;
 };
 
 static char *
@@ -190,12 +201,6 @@ tail_masks (struct walk *w, agentrt_error_t *err)
   return 0;
 }
 
-static int
-compare_strings (const void *a, const void *b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 /* A relative credential entry being matched below the directory `rel`
  * where its first component was found: `rest` is what is left of it. */
 struct cred_match
@@ -237,15 +242,53 @@ mask_listed (struct walk *w, const char *rel, const char *entry,
 static int budget (struct walk *w, size_t n, const char *dir,
                    agentrt_error_t *err);
 
+static void
+keep_listing (struct walk *w, const char *dir, struct host_dirent *ents,
+              size_t n)
+{
+  w->kept = xreallocarray (w->kept, w->n_kept + 1, sizeof (*w->kept));
+  w->kept[w->n_kept++] = (struct listing){ xstrdup (dir), ents, n };
+}
+
+/* The listing of `dir` kept for the walk, if any (counted already). */
+static bool
+take_listing (struct walk *w, const char *dir, struct host_dirent **ents,
+              size_t *n)
+{
+  for (size_t i = 0; i < w->n_kept; i++)
+    if (w->kept[i].ents && strcmp (w->kept[i].dir, dir) == 0)
+      {
+        *ents = w->kept[i].ents;
+        *n = w->kept[i].n;
+        w->kept[i].ents = NULL;
+        w->kept[i].n = 0;
+        return true;
+      }
+  return false;
+}
+
+/* Drops the listings kept since the walk had `from` of them. */
+static void
+drop_listings (struct walk *w, size_t from)
+{
+  for (size_t i = from; i < w->n_kept; i++)
+    {
+      host_dirents_free (w->kept[i].ents, w->kept[i].n);
+      free (w->kept[i].dir);
+    }
+  w->n_kept = from;
+}
+
 /* The rest of the entries m below `sub` (a directory entry below the bind,
  * of kind `kind` as listed).  A directory is listed once and each rest's
  * next component looked for in the listing (a bound home's .config matches
  * some forty entries, nearly all absent: a lookup each cost more than the
  * listing); a symlink is looked up entry by entry (the mask goes where it
- * leads); anything else holds nothing. */
+ * leads); anything else holds nothing.  With `keep`, the listing is kept
+ * for the walk, which goes on into `sub` next (not listed twice). */
 static int
 credential_rests (struct walk *w, const char *sub, enum host_kind kind,
-                  const struct cred_matches *m, agentrt_error_t *err)
+                  const struct cred_matches *m, bool keep, agentrt_error_t *err)
 {
   struct host_dirent *ents = NULL;
   size_t n = 0;
@@ -286,10 +329,13 @@ credential_rests (struct walk *w, const char *sub, enum host_kind kind,
             cred_matches_add (&deeper, m->items[i].entry, rest + len + 1);
         }
       if (r == 0 && deeper.len)
-        r = credential_rests (w, below, ents[e].kind, &deeper, err);
+        r = credential_rests (w, below, ents[e].kind, &deeper, false, err);
       free (deeper.items);
     }
-  host_dirents_free (ents, n);
+  if (r == 0 && keep)
+    keep_listing (w, dir, ents, n);
+  else
+    host_dirents_free (ents, n);
   return r;
 }
 
@@ -301,14 +347,12 @@ credential_entries (struct walk *w, const char *rel,
                     const struct host_dirent *ent, agentrt_error_t *err)
 {
   const struct str_list *creds = &w->ctx->policy->credential_paths;
-  const struct str_list *heads = &w->ctx->credential_heads;
   const char *name = ent->name;
   size_t n = strlen (name);
   struct cred_matches m = { rel, NULL, 0 };
   int r = 0;
 
-  if (!bsearch (&name, heads->items, heads->len, sizeof (char *),
-                compare_strings))
+  if (!binds_credential_head (w->ctx, name))
     return 0;
   cleanup_free char *sub = rel[0] ? path_join (rel, name) : xstrdup (name);
   for (size_t i = 0; r == 0 && i < creds->len; i++)
@@ -322,7 +366,7 @@ credential_entries (struct walk *w, const char *rel,
         cred_matches_add (&m, e, e + n + 1);
     }
   if (r == 0 && m.len)
-    r = credential_rests (w, sub, ent->kind, &m, err);
+    r = credential_rests (w, sub, ent->kind, &m, true, err);
   free (m.items);
   return r;
 }
@@ -497,15 +541,17 @@ walk_dir (struct walk *w, const char *rel, unsigned depth,
 {
   cleanup_free char *dir = join (w->kb->canon, rel);
   struct host_dirent *ents = NULL;
-  size_t n = 0;
+  size_t n = 0, kept = w->n_kept;
   int r = 0;
 
-  if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0)
+  if (take_listing (w, dir, &ents, &n))
+    ;
+  else if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0)
     {
       cleanup_free char *container = join (w->kb->dest, rel);
       return agentrt_error_wrap (err, "`%s`", container);
     }
-  if (budget (w, n, dir, err) < 0)
+  else if (budget (w, n, dir, err) < 0)
     {
       host_dirents_free (ents, n);
       return -1;
@@ -522,6 +568,7 @@ walk_dir (struct walk *w, const char *rel, unsigned depth,
     str_list_append (w->git, rel);
   if (r == 0)
     r = descend (w, rel, ents, n, depth, err);
+  drop_listings (w, kept);
   host_dirents_free (ents, n);
   return r;
 }
@@ -557,8 +604,9 @@ int
 bind_scan (struct binds_ctx *ctx, const struct kept_bind *kb,
            struct str_list *homes, struct str_list *git, agentrt_error_t *err)
 {
-  struct walk w = { ctx, kb, homes, git };
+  struct walk w = { ctx, kb, homes, git, NULL, 0 };
   const struct agent_policy *p = ctx->policy;
+  int r;
 
   if (list_masks (&w, &p->credential_paths, "credential path", err) < 0
       || list_masks (&w, &p->socket_paths, "control socket path", err) < 0
@@ -571,5 +619,8 @@ bind_scan (struct binds_ctx *ctx, const struct kept_bind *kb,
       || destination_masks (&w, err) < 0 || tail_masks (&w, err) < 0
       || submount_masks (&w, err) < 0)
     return -1;
-  return walk_dir (&w, "", 0, err);
+  r = walk_dir (&w, "", 0, err);
+  drop_listings (&w, 0);
+  free (w.kept);
+  return r;
 }

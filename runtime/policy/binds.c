@@ -392,29 +392,51 @@ first_pass (struct binds_ctx *ctx, struct oci_mount *m, size_t index,
   return r;
 }
 
+/* Orders relative credential entries by their first component. */
 static int
-compare_strings (const void *a, const void *b)
+compare_heads (const void *a, const void *b)
 {
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
+  const char *x = *(const char *const *) a, *y = *(const char *const *) b;
+  size_t nx = strcspn (x, "/"), ny = strcspn (y, "/");
+  int r = strncmp (x, y, nx < ny ? nx : ny);
+
+  return r ? r : (nx > ny) - (nx < ny);
 }
 
+/* The relative credential entries sorted by their first component: the
+ * policy's own strings, not copies; made for the first directory
+ * scanned (a bundle without one needs none). */
 static void
 credential_heads (struct binds_ctx *ctx)
 {
   const struct str_list *creds = &ctx->policy->credential_paths;
 
+  if (ctx->credential_heads)
+    return;
+  ctx->credential_heads = xreallocarray (NULL, creds->len + 1, sizeof (char *));
   for (size_t i = 0; i < creds->len; i++)
-    {
-      const char *e = creds->items[i];
-      if (e[0] == '/')
-        continue;
-      cleanup_free char *head = xstrndup (e, strcspn (e, "/"));
-      if (!str_list_contains (&ctx->credential_heads, head))
-        str_list_append (&ctx->credential_heads, head);
-    }
-  if (ctx->credential_heads.len)
-    qsort (ctx->credential_heads.items, ctx->credential_heads.len,
-           sizeof (char *), compare_strings);
+    if (creds->items[i][0] != '/')
+      ctx->credential_heads[ctx->n_credential_heads++] = creds->items[i];
+  qsort (ctx->credential_heads, ctx->n_credential_heads, sizeof (char *),
+         compare_heads);
+}
+
+static int
+compare_name_head (const void *key, const void *entry)
+{
+  const char *name = *(const char *const *) key;
+  const char *e = *(const char *const *) entry;
+  size_t n = strcspn (e, "/");
+  int r = strncmp (name, e, n);
+
+  return r ? r : name[n] != '\0';
+}
+
+bool
+binds_credential_head (const struct binds_ctx *ctx, const char *name)
+{
+  return bsearch (&name, ctx->credential_heads, ctx->n_credential_heads,
+                  sizeof (char *), compare_name_head) != NULL;
 }
 
 static int
@@ -426,6 +448,7 @@ second_pass (struct binds_ctx *ctx, agentrt_error_t *err)
       int r;
       if (ctx->kept[i].node.kind != HOST_DIR)
         continue;
+      credential_heads (ctx);
       r = bind_scan (ctx, &ctx->kept[i], &homes, &git, err);
       if (r == 0 && ctx->kept[i].writable)
         r = persistence_protect (ctx, i, &homes, &git, err);
@@ -482,7 +505,7 @@ ctx_release (struct binds_ctx *ctx)
   for (size_t i = 0; i < ctx->n_added; i++)
     binds_mount_release (&ctx->added[i].mount);
   free (ctx->added);
-  str_list_free (&ctx->credential_heads);
+  free (ctx->credential_heads);
 }
 
 int
@@ -498,7 +521,6 @@ binds_harden (struct oci_config *config, const struct agent_policy *policy,
   cleanup_free bool *kept = xzalloc ((config->n_mounts + 1) * sizeof (bool));
   int r = 0;
 
-  credential_heads (&ctx);
   for (size_t i = 0; r == 0 && i < config->n_mounts; i++)
     {
       struct oci_mount *m = &config->mounts[i];

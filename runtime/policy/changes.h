@@ -37,13 +37,14 @@ struct change
 {
   enum change_kind kind;
   char *what;
-  char *why;
+  char *why; /* in the block of `what` (one allocation a change) */
 };
 
+/* Grown through change_add only: `cap` is the room in items. */
 struct change_list
 {
   struct change *items;
-  size_t len;
+  size_t len, cap;
 };
 
 /* "env-removed", "mount-dropped", ... (stable: the audit trail uses them). */
