@@ -276,6 +276,16 @@ ranges ()
       | (index("/etc/engine-file: not idmapped (source '"$src"'/file)") != null)
         and (index("/data: not idmapped (source '"$src"'/dir)") != null)' >/dev/null \
     || fail "not recorded: $(audit_events create)"
+
+  # read-only on top only: a writable submount below would let the agent
+  # plant files of the container's range there, so the create is refused
+  mkdir "$src/dir/sub"
+  mount -t tmpfs tmpfs "$src/dir/sub"
+  cleanup_add "umount -l $src/dir/sub"
+  update_config '.mounts |= map(if .destination == "/data" then .options = ["rbind", "ro"] else . end)'
+  rt create --bundle "$BUNDLE" "$CT_ID-2"
+  [[ $status -ne 0 && $output == *"(\`/data\`): idmap the source \`$src/dir\`"* ]] || fail "$output"
+  [[ ! -d $ROOT/$CT_ID-2 ]] || fail "a half-created container"
 }
 
 # A pod with `hostUsers: false` as containerd 2 makes it (the CRI's
