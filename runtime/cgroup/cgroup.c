@@ -379,7 +379,7 @@ cgroup_mounts_plan (const struct cgroup_request *req, agentrt_error_t *err)
     }
   if (l == NULL && (l = cgroup_layout_host (err)) == NULL)
     return NULL;
-  if (cg_resolve (l, req->id, req->cgroups_path, req->systemd, &t, err) < 0)
+  if (resolve (l, req, &t, err) < 0)
     return NULL;
   s = xzalloc (sizeof *s);
   s->pub.items = keep (s, xzalloc (l->n * sizeof *s->pub.items));
