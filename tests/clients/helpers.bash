@@ -266,6 +266,31 @@ egress_only_through_sidecar ()
   has_line "direct-lines 0"
 }
 
+# NO_WAY_OUT_PROBE: run by `sh -c` in an agent of an engine's
+# `--network none` whose allowlist may hold SERVER_IP: its interfaces, the
+# server through the proxy, then a direct connection to it (the
+# transparent path).
+NO_WAY_OUT_PROBE='
+    ip -o link | cut -d: -f2
+    wget -q -O- http://'"$SERVER_IP"'/; echo "wget=$?"
+    printf "GET / HTTP/1.0\r\n\r\n" | nc -w 2 '"$SERVER_IP"' 80 | wc -l | sed "s/^ */direct-lines /"'
+
+# no_way_out TRAIL: what NO_WAY_OUT_PROBE printed (in $output) shows only
+# lo and the server reached neither way (the sidecar's own connects fail:
+# the engine's namespace leads nowhere), and the trail TRAIL has both
+# connect failures.
+no_way_out ()
+{
+  check_status 0
+  has_line " lo"
+  has_text "502 Bad Gateway"
+  has_line wget=1
+  has_line "direct-lines 0"
+  [[ $output != *"$SERVER_TEXT"* ]] || fail "the server was reached: $output"
+  jq -se 'map(select(.event == "egress" and .reason == "connect-failed")) | length == 2' \
+    "$1" >/dev/null || fail "not two connect failures in $1: $(cat "$1")"
+}
+
 # exec_confined ENGINE NAME: `ENGINE exec NAME` gives back the process's
 # output and exit status, and the exec'd process is confined like the
 # container's own (no_new_privs, seccomp).
