@@ -741,12 +741,89 @@ open_checked_devnull (int rootfd, struct child_error *cerr)
   return fd;
 }
 
+/* What masks are made of, opened at the first mask that needs each: the
+ * container's checked /dev/null for files, and for directories one empty
+ * read-only tmpfs, attached at the first masked directory and cloned for
+ * the others (a superblock each cost every mask an fsopen, three fsconfig
+ * and an fsmount; nothing can be written to the shared one). */
+struct mask_sources
+{
+  int devnull;
+  int empty_dir; /* attached at the first masked directory */
+};
+
 static int
-mask_path (int rootfd, const char *path, bool required, int *devnull,
+clone_mask (int source, const char *path, const char *what,
+            struct child_error *cerr)
+{
+  int mfd = open_tree (source, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
+                                       | AT_EMPTY_PATH);
+  if (mfd < 0)
+    child_error (cerr, errno, "mask `%s` with %s", path, what);
+  return mfd;
+}
+
+/* The first masked directory gets the empty tmpfs itself. */
+static int
+mask_dir (int fd, const char *path, struct mask_sources *src,
+          struct child_error *cerr)
+{
+  struct mount_step s = { .kind = MOUNT_KIND_FS, .fstype = "tmpfs",
+                          .source = "tmpfs", .destination = path,
+                          .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+                                      | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+  struct fs_param params[] = { { .key = "size", .value = "0" },
+                               { .key = "ro", .value = NULL } };
+  int mfd;
+
+  if (src->empty_dir >= 0)
+    {
+      int r;
+      mfd = clone_mask (src->empty_dir, path, "an empty directory", cerr);
+      if (mfd < 0)
+        return -1;
+      r = attach (mfd, fd, path, cerr);
+      close (mfd);
+      return r;
+    }
+  s.params = params;
+  s.n_params = 2;
+  mfd = make_fs_mount (&s, cerr);
+  if (mfd < 0)
+    return -1;
+  if (attach (mfd, fd, path, cerr) < 0)
+    {
+      close (mfd);
+      return -1;
+    }
+  src->empty_dir = mfd;
+  return 0;
+}
+
+static int
+mask_file (int rootfd, int fd, const char *path, struct mask_sources *src,
            struct child_error *cerr)
 {
+  int mfd, r;
+
+  if (src->devnull < 0)
+    src->devnull = open_checked_devnull (rootfd, cerr);
+  if (src->devnull < 0)
+    return -1;
+  mfd = clone_mask (src->devnull, path, "/dev/null", cerr);
+  if (mfd < 0)
+    return -1;
+  r = attach (mfd, fd, path, cerr);
+  close (mfd);
+  return r;
+}
+
+static int
+mask_path (int rootfd, const char *path, bool required,
+           struct mask_sources *src, struct child_error *cerr)
+{
   struct stat st;
-  int fd, mfd, r;
+  int fd, r;
 
   fd = path_open_in_root (rootfd, path, O_PATH);
   if (fd == -ENOENT && !required)
@@ -756,40 +833,11 @@ mask_path (int rootfd, const char *path, bool required, int *devnull,
                         required ? " (found on the host: it must be masked)"
                                  : "");
   if (fstat (fd, &st) < 0)
-    {
-      close (fd);
-      return child_error (cerr, errno, "masked path `%s`", path);
-    }
-  if (S_ISDIR (st.st_mode))
-    {
-      struct mount_step s = { .kind = MOUNT_KIND_FS, .fstype = "tmpfs",
-                              .source = "tmpfs", .destination = path,
-                              .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
-                                          | MOUNT_ATTR_NODEV
-                                          | MOUNT_ATTR_NOEXEC };
-      struct fs_param size = { .key = "size", .value = "0" };
-      s.params = &size;
-      s.n_params = 1;
-      mfd = make_fs_mount (&s, cerr);
-    }
+    r = child_error (cerr, errno, "masked path `%s`", path);
+  else if (S_ISDIR (st.st_mode))
+    r = mask_dir (fd, path, src, cerr);
   else
-    {
-      if (*devnull < 0)
-        *devnull = open_checked_devnull (rootfd, cerr);
-      mfd = *devnull < 0 ? -1
-                         : open_tree (*devnull, "", OPEN_TREE_CLONE
-                                                        | OPEN_TREE_CLOEXEC
-                                                        | AT_EMPTY_PATH);
-      if (*devnull >= 0 && mfd < 0)
-        child_error (cerr, errno, "mask `%s` with /dev/null", path);
-    }
-  if (mfd < 0)
-    {
-      close (fd);
-      return -1;
-    }
-  r = attach (mfd, fd, path, cerr);
-  close (mfd);
+    r = mask_file (rootfd, fd, path, src, cerr);
   close (fd);
   return r;
 }
@@ -846,7 +894,8 @@ ensure_dir (int rootfd, const char *path, struct child_error *cerr)
 int
 rootfs_finalize (const struct rootfs_spec *spec, struct child_error *cerr)
 {
-  int rootfd, devnull = -1;
+  struct mask_sources masks = { -1, -1 };
+  int rootfd;
   size_t i;
   int r = 0;
 
@@ -855,9 +904,10 @@ rootfs_finalize (const struct rootfs_spec *spec, struct child_error *cerr)
     return child_error (cerr, errno, "open `/`");
   for (i = 0; r == 0 && i < spec->n_masked_paths; i++)
     r = mask_path (rootfd, spec->masked_paths[i],
-                   spec->mask_required && spec->mask_required[i], &devnull,
+                   spec->mask_required && spec->mask_required[i], &masks,
                    cerr);
-  close_quietly (devnull);
+  close_quietly (masks.devnull);
+  close_quietly (masks.empty_dir);
   for (i = 0; r == 0 && i < spec->n_readonly_paths; i++)
     r = readonly_path (rootfd, spec->readonly_paths[i], false, cerr);
   for (i = 0; r == 0 && i < spec->n_protected_dirs; i++)
