@@ -51,6 +51,10 @@ struct open_dir
   int fd;
 };
 
+/* getdents64's buffer: a directory entry's d_name is at most NAME_MAX + 1
+ * bytes, so one record always fits. */
+#define DIRENT_BUF_SIZE 8192
+
 /* As deep as the chain of open directories goes (the policy's scan depth
  * is 8 by default); deeper ones are resolved from the deepest kept. */
 #define OPEN_DIRS_MAX 32
@@ -64,6 +68,9 @@ struct system_ctx
   size_t n_dirs;
   struct str_list homes;
   struct str_list private_dirs;
+  /* One buffer for every listing: on the stack, each level of the walk's
+   * recursion put two fresh pages under it (a page fault each). */
+  char *dirent_buf;
 };
 
 void
@@ -370,16 +377,15 @@ dirent_add (struct host_dirent **entries, size_t *n, size_t *cap,
   (*entries)[(*n)++].kind = kind;
 }
 
-/* Reads the open directory dfd's entries ("." and ".." left out). */
+/* Reads the open directory dfd's entries ("." and ".." left out) through
+ * buf (DIRENT_BUF_SIZE bytes, 8-aligned). */
 static int
-read_entries (int dfd, struct host_dirent **entries, size_t *n)
+read_entries (int dfd, char *buf, struct host_dirent **entries, size_t *n)
 {
-  /* d_name is at most NAME_MAX + 1 bytes: one record always fits */
-  char buf[8192] __attribute__ ((aligned (8)));
   size_t cap = 0;
   ssize_t len;
 
-  while ((len = getdents64 (dfd, buf, sizeof buf)) > 0)
+  while ((len = getdents64 (dfd, buf, DIRENT_BUF_SIZE)) > 0)
     for (ssize_t off = 0; off < len;)
       {
         struct dirent64 *de = (struct dirent64 *) (buf + off);
@@ -419,7 +425,9 @@ system_list_dir (void *ctx, const char *dir, struct host_dirent **entries,
   if (r < 0)
     return agentrt_error (err, -r, "open directory `%s`", dir);
   fd = r;
-  r = read_entries (fd, entries, n);
+  if (c->dirent_buf == NULL)
+    c->dirent_buf = xmalloc (DIRENT_BUF_SIZE);
+  r = read_entries (fd, c->dirent_buf, entries, n);
   if (r < 0)
     {
       host_dirents_free (steal_pointer (entries), *n);
@@ -499,6 +507,7 @@ host_view_system_release (struct host_view *view)
   free (c->sources);
   str_list_free (&c->homes);
   str_list_free (&c->private_dirs);
+  free (c->dirent_buf);
   free (c);
   memset (view, 0, sizeof (*view));
 }
