@@ -176,27 +176,6 @@ walk_map (const char *text, int (*fn) (const uint32_t f[3], void *), void *arg)
   return lines == 0 ? -1 : r;
 }
 
-static int
-count_line (const uint32_t f[3], void *arg)
-{
-  uint32_t *first = arg;
-
-  if (first[3]++ == 0)
-    memcpy (first, f, 3 * sizeof *f);
-  return 0;
-}
-
-int
-idmap_is_initial (const char *text)
-{
-  uint32_t first[4] = { 0 };
-
-  if (walk_map (text, count_line, first) < 0)
-    return -1;
-  return first[3] == 1 && first[0] == 0 && first[1] == 0
-         && first[2] == UINT32_MAX;
-}
-
 struct outer_query
 {
   uint32_t inside, outside;

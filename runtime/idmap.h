@@ -81,13 +81,6 @@ size_t idmap_subid_ranges (const char *text, const char *name, uid_t id,
  * text is not that (empty, a stray character, a number over 2^32 - 1, a
  * zero count, a range past 2^32 - 1, too many lines). */
 
-/* 1 when the map is the initial user namespace's (one line, "0 0
- * 4294967295": every id is itself; a child namespace given the same
- * line by real root has it too: rootless.c also asks the namespace's
- * inode number),
- * 0 when it is another's, -1 when the text is not a map. */
-int idmap_is_initial (const char *text);
-
 /* The id `inside` stands for in the parent user namespace (*outside), 0;
  * -1 when the map does not map it or the text is not a map. */
 int idmap_outer_id (const char *text, uint32_t inside, uint32_t *outside);
