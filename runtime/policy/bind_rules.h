@@ -55,6 +55,24 @@ struct binds_ctx
   size_t n_credential_heads;
 };
 
+/* A home or a git directory the scan found in a writable bind, with the
+ * entries it listed there: persistence.c judges what the scan read, with
+ * no second listing. */
+struct found_dir
+{
+  char *rel; /* below the bind's source, "" for the source itself */
+  struct host_dirent *ents;
+  size_t n;
+};
+
+struct found_dirs
+{
+  struct found_dir *items;
+  size_t len;
+};
+
+void found_dirs_free (struct found_dirs *d);
+
 /* Whether `name` is the first component of a relative credential entry
  * (the sorted heads make a miss, the usual case, cheap). */
 bool binds_credential_head (const struct binds_ctx *ctx, const char *name);
@@ -70,16 +88,15 @@ void binds_container_paths (const struct binds_ctx *ctx, const char *target,
                             struct str_list *out);
 
 /* Scans the kept directory bind kb (see bind_scan.c).  Homes and git
- * directories found in a writable bind are appended to *homes and *git
- * (paths relative to kb->canon, "" for the bind itself). */
+ * directories found in a writable bind are appended to *homes and *git. */
 int bind_scan (struct binds_ctx *ctx, const struct kept_bind *kb,
-               struct str_list *homes, struct str_list *git,
+               struct found_dirs *homes, struct found_dirs *git,
                agentrt_error_t *err);
 
 /* Makes what the host runs later read-only in the writable bind kb, for
  * the homes and git directories bind_scan found (see persistence.c). */
 int persistence_protect (struct binds_ctx *ctx, size_t kept_index,
-                         const struct str_list *homes,
-                         const struct str_list *git, agentrt_error_t *err);
+                         const struct found_dirs *homes,
+                         const struct found_dirs *git, agentrt_error_t *err);
 
 #endif

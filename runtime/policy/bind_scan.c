@@ -29,8 +29,8 @@ struct walk
 {
   struct binds_ctx *ctx;
   const struct kept_bind *kb;
-  struct str_list *homes;
-  struct str_list *git;
+  struct found_dirs *homes;
+  struct found_dirs *git;
   struct listing *kept;
   size_t n_kept;
 };
@@ -39,6 +39,41 @@ static char *
 join (const char *dir, const char *rel)
 {
   return rel[0] ? path_join (dir, rel) : xstrdup (dir);
+}
+
+void
+found_dirs_free (struct found_dirs *d)
+{
+  for (size_t i = 0; i < d->len; i++)
+    {
+      free (d->items[i].rel);
+      host_dirents_free (d->items[i].ents, d->items[i].n);
+    }
+  free (d->items);
+  d->items = NULL;
+  d->len = 0;
+}
+
+/* Records the directory `rel` of a writable bind with a copy of the n
+ * entries listed there. */
+static void
+found_add (struct walk *w, struct found_dirs *d, const char *rel,
+           const struct host_dirent *ents, size_t n)
+{
+  struct found_dir *f;
+
+  if (!w->kb->writable)
+    return;
+  d->items = xreallocarray (d->items, d->len + 1, sizeof (*d->items));
+  f = &d->items[d->len++];
+  f->rel = xstrdup (rel);
+  f->ents = n ? xreallocarray (NULL, n, sizeof (*f->ents)) : NULL;
+  f->n = n;
+  for (size_t i = 0; i < n; i++)
+    {
+      f->ents[i].name = xstrdup (ents[i].name);
+      f->ents[i].kind = ents[i].kind;
+    }
 }
 
 /* Masks `rel` below the bind when it is there; a symlink is masked where
@@ -422,10 +457,11 @@ mask_socket (struct walk *w, const char *rel, const char *name)
   binds_mask (w->ctx, container, "a unix socket in a bind mount");
 }
 
-/* The sockets of a git directory the walk does not go through (git's
- * fsmonitor daemon listens at fsmonitor--daemon.ipc in it). */
+/* A git directory the walk does not go through: its sockets (git's
+ * fsmonitor daemon listens at fsmonitor--daemon.ipc in it), and what
+ * persistence.c protects in it. */
 static int
-git_dir_sockets (struct walk *w, const char *gitdir, agentrt_error_t *err)
+git_dir_scan (struct walk *w, const char *gitdir, agentrt_error_t *err)
 {
   cleanup_free char *dir = path_join (w->kb->canon, gitdir);
   struct host_dirent *ents = NULL;
@@ -440,6 +476,7 @@ git_dir_sockets (struct walk *w, const char *gitdir, agentrt_error_t *err)
   for (size_t i = 0; i < n; i++)
     if (ents[i].kind == HOST_SOCKET)
       mask_socket (w, gitdir, ents[i].name);
+  found_add (w, w->git, gitdir, ents, n);
   host_dirents_free (ents, n);
   return 0;
 }
@@ -475,8 +512,7 @@ git_children (struct walk *w, const char *gitdir, unsigned depth,
         if (ents[i].kind == HOST_DIR)
           {
             cleanup_free char *sub = path_join (rel, ents[i].name);
-            str_list_append (w->git, sub);
-            r = git_dir_sockets (w, sub, err);
+            r = git_dir_scan (w, sub, err);
             if (r == 0)
               r = git_children (w, sub, depth + 1, err);
           }
@@ -519,9 +555,7 @@ descend (struct walk *w, const char *rel, const struct host_dirent *ents,
         continue;
       if (strcmp (name, ".git") == 0)
         {
-          if (w->kb->writable)
-            str_list_append (w->git, sub);
-          if (git_dir_sockets (w, sub, err) < 0
+          if (git_dir_scan (w, sub, err) < 0
               || git_children (w, sub, depth + 1, err) < 0)
             return -1;
           continue;
@@ -563,9 +597,9 @@ walk_dir (struct walk *w, const char *rel, unsigned depth,
         mask_socket (w, rel, ents[i].name);
     }
   if (r == 0 && w->kb->writable && is_home (w, dir, ents, n))
-    str_list_append (w->homes, rel);
+    found_add (w, w->homes, rel, ents, n);
   if (r == 0 && w->kb->writable && is_git_dir (ents, n))
-    str_list_append (w->git, rel);
+    found_add (w, w->git, rel, ents, n);
   if (r == 0)
     r = descend (w, rel, ents, n, depth, err);
   drop_listings (w, kept);
@@ -602,7 +636,8 @@ submount_masks (struct walk *w, agentrt_error_t *err)
 
 int
 bind_scan (struct binds_ctx *ctx, const struct kept_bind *kb,
-           struct str_list *homes, struct str_list *git, agentrt_error_t *err)
+           struct found_dirs *homes, struct found_dirs *git,
+           agentrt_error_t *err)
 {
   struct walk w = { ctx, kb, homes, git, NULL, 0 };
   const struct agent_policy *p = ctx->policy;

@@ -444,7 +444,7 @@ second_pass (struct binds_ctx *ctx, agentrt_error_t *err)
 {
   for (size_t i = 0; i < ctx->n_kept; i++)
     {
-      struct str_list homes = { NULL, 0 }, git = { NULL, 0 };
+      struct found_dirs homes = { NULL, 0 }, git = { NULL, 0 };
       int r;
       if (ctx->kept[i].node.kind != HOST_DIR)
         continue;
@@ -452,8 +452,8 @@ second_pass (struct binds_ctx *ctx, agentrt_error_t *err)
       r = bind_scan (ctx, &ctx->kept[i], &homes, &git, err);
       if (r == 0 && ctx->kept[i].writable)
         r = persistence_protect (ctx, i, &homes, &git, err);
-      str_list_free (&homes);
-      str_list_free (&git);
+      found_dirs_free (&homes);
+      found_dirs_free (&git);
       if (r < 0)
         return agentrt_error_wrap (err, "mounts[%zu] (`%s`)",
                                    ctx->kept[i].index, ctx->kept[i].dest);

@@ -87,14 +87,13 @@ stays_writable (const struct host_dirent *e)
 }
 
 static int
-protect_home (struct binds_ctx *ctx, size_t ki, const char *rel,
+protect_home (struct binds_ctx *ctx, size_t ki, const struct found_dir *home,
               agentrt_error_t *err)
 {
   const struct kept_bind *kb = &ctx->kept[ki];
+  const char *rel = home->rel;
   cleanup_free char *host = join (kb->canon, rel);
   cleanup_free char *dest = join (kb->dest, rel);
-  struct host_dirent *ents = NULL;
-  size_t n = 0;
   int r = 0;
 
   if (rel[0] == '\0')
@@ -105,17 +104,15 @@ protect_home (struct binds_ctx *ctx, size_t ki, const char *rel,
                "a home in a writable bind: what shells, sessions, editors "
                "and git run later stays as the host user left it",
                "%s (its top level, dot files and dot directories)", dest);
-  if (ctx->host->list_dir (ctx->host->ctx, host, &ents, &n, err) < 0)
-    return -1;
-  for (size_t i = 0; r == 0 && i < n; i++)
+  for (size_t i = 0; r == 0 && i < home->n; i++)
     {
-      if (!stays_writable (&ents[i]))
+      const struct host_dirent *e = &home->ents[i];
+      if (!stays_writable (e))
         continue;
-      cleanup_free char *sub_dest = path_join (dest, ents[i].name);
-      cleanup_free char *sub_host = path_join (host, ents[i].name);
+      cleanup_free char *sub_dest = path_join (dest, e->name);
+      cleanup_free char *sub_host = path_join (host, e->name);
       r = add_bind (ctx, ki, sub_dest, sub_host, true, err);
     }
-  host_dirents_free (ents, n);
   return r;
 }
 
@@ -129,50 +126,44 @@ protect (struct binds_ctx *ctx, struct str_list *list, const char *path,
   change_add (ctx->changes, CHANGE_PATH_READONLY, path, why);
 }
 
-static int
+static void
 protect_git (struct binds_ctx *ctx, const struct kept_bind *kb,
-             const char *rel, agentrt_error_t *err)
+             const struct found_dir *git)
 {
   static const char *const names[] = { "config", "config.worktree", "info" };
   static const char why[] = "git runs what these name on the host "
                             "(core.hooksPath, core.fsmonitor, hooks)";
-  cleanup_free char *host = join (kb->canon, rel);
-  cleanup_free char *dest = join (kb->dest, rel);
+  cleanup_free char *dest = join (kb->dest, git->rel);
   cleanup_free char *hooks = path_join (dest, "hooks");
-  struct host_dirent *ents = NULL;
-  size_t n = 0;
   bool has_hooks = false;
 
-  if (ctx->host->list_dir (ctx->host->ctx, host, &ents, &n, err) < 0)
-    return -1;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < git->n; i++)
     {
-      if (strcmp (ents[i].name, "hooks") == 0)
+      const char *name = git->ents[i].name;
+      if (strcmp (name, "hooks") == 0)
         has_hooks = true;
       for (size_t k = 0; k < sizeof (names) / sizeof (names[0]); k++)
-        if (strcmp (ents[i].name, names[k]) == 0)
+        if (strcmp (name, names[k]) == 0)
           {
             cleanup_free char *path = path_join (dest, names[k]);
             protect (ctx, ctx->protected_paths, path, why);
           }
     }
-  host_dirents_free (ents, n);
   protect (ctx, has_hooks ? ctx->protected_paths : ctx->protected_dirs, hooks,
            has_hooks ? why : "git runs hooks on the host (made as an empty "
                              "directory: it was missing)");
-  return 0;
 }
 
 /* Is the home `rel` inside the read-only part of an earlier home (a home
  * found in a dot directory stays read-only as a whole)? */
 static bool
-inside_protected (const struct str_list *homes, size_t i)
+inside_protected (const struct found_dirs *homes, size_t i)
 {
-  const char *rel = homes->items[i];
+  const char *rel = homes->items[i].rel;
 
   for (size_t k = 0; k < i; k++)
     {
-      const char *outer = homes->items[k];
+      const char *outer = homes->items[k].rel;
       size_t n = strlen (outer);
       const char *rest;
       if (n && (strncmp (rel, outer, n) != 0 || rel[n] != '/'))
@@ -188,17 +179,16 @@ inside_protected (const struct str_list *homes, size_t i)
 
 int
 persistence_protect (struct binds_ctx *ctx, size_t ki,
-                     const struct str_list *homes, const struct str_list *git,
-                     agentrt_error_t *err)
+                     const struct found_dirs *homes,
+                     const struct found_dirs *git, agentrt_error_t *err)
 {
   if (!ctx->policy->protect_persistence)
     return 0;
   for (size_t i = 0; i < homes->len; i++)
     if (!inside_protected (homes, i)
-        && protect_home (ctx, ki, homes->items[i], err) < 0)
+        && protect_home (ctx, ki, &homes->items[i], err) < 0)
       return -1;
   for (size_t i = 0; i < git->len; i++)
-    if (protect_git (ctx, &ctx->kept[ki], git->items[i], err) < 0)
-      return -1;
+    protect_git (ctx, &ctx->kept[ki], &git->items[i]);
   return 0;
 }
