@@ -457,15 +457,49 @@ mask_socket (struct walk *w, const char *rel, const char *name)
   binds_mask (w->ctx, container, "a unix socket in a bind mount");
 }
 
-/* A git directory the walk does not go through: its sockets (git's
- * fsmonitor daemon listens at fsmonitor--daemon.ipc in it), and what
- * persistence.c protects in it. */
+static int git_dir_scan (struct walk *w, const char *gitdir, unsigned depth,
+                         agentrt_error_t *err);
+
+/* The git directories in `kind` (modules: submodules, which nest;
+ * worktrees) of the .git one `gitdir`. */
 static int
-git_dir_scan (struct walk *w, const char *gitdir, agentrt_error_t *err)
+git_children (struct walk *w, const char *gitdir, const char *kind,
+              unsigned depth, agentrt_error_t *err)
+{
+  cleanup_free char *rel = path_join (gitdir, kind);
+  cleanup_free char *dir = path_join (w->kb->canon, rel);
+  struct host_dirent *ents = NULL;
+  size_t n = 0;
+  int r = 0;
+
+  if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0
+      || budget (w, n, dir, err) < 0)
+    {
+      host_dirents_free (ents, n);
+      return -1;
+    }
+  for (size_t i = 0; r == 0 && i < n; i++)
+    if (ents[i].kind == HOST_DIR)
+      {
+        cleanup_free char *sub = path_join (rel, ents[i].name);
+        r = git_dir_scan (w, sub, depth + 1, err);
+      }
+  host_dirents_free (ents, n);
+  return r;
+}
+
+/* A git directory the walk does not go through: its sockets (git's
+ * fsmonitor daemon listens at fsmonitor--daemon.ipc in it), what
+ * persistence.c protects in it, and the git directories it holds (found
+ * in its listing, not looked up). */
+static int
+git_dir_scan (struct walk *w, const char *gitdir, unsigned depth,
+              agentrt_error_t *err)
 {
   cleanup_free char *dir = path_join (w->kb->canon, gitdir);
   struct host_dirent *ents = NULL;
   size_t n = 0;
+  int r = 0;
 
   if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0
       || budget (w, n, dir, err) < 0)
@@ -477,50 +511,14 @@ git_dir_scan (struct walk *w, const char *gitdir, agentrt_error_t *err)
     if (ents[i].kind == HOST_SOCKET)
       mask_socket (w, gitdir, ents[i].name);
   found_add (w, w->git, gitdir, ents, n);
+  for (size_t i = 0; r == 0 && i < n && depth < w->ctx->policy->bind_scan_depth;
+       i++)
+    if (ents[i].kind == HOST_DIR
+        && (strcmp (ents[i].name, "modules") == 0
+            || strcmp (ents[i].name, "worktrees") == 0))
+      r = git_children (w, gitdir, ents[i].name, depth, err);
   host_dirents_free (ents, n);
-  return 0;
-}
-
-/* The git directories inside a .git one: modules/NAME (submodules, which
- * nest) and worktrees/NAME. */
-static int
-git_children (struct walk *w, const char *gitdir, unsigned depth,
-              agentrt_error_t *err)
-{
-  static const char *const kinds[] = { "modules", "worktrees" };
-
-  for (size_t k = 0; k < 2 && depth < w->ctx->policy->bind_scan_depth; k++)
-    {
-      cleanup_free char *rel = path_join (gitdir, kinds[k]);
-      cleanup_free char *dir = path_join (w->kb->canon, rel);
-      struct host_dirent *ents = NULL;
-      size_t n = 0;
-      int r = 0;
-      struct host_node node;
-
-      if (w->ctx->host->lookup (w->ctx->host->ctx, dir, &node, NULL, err) < 0)
-        return -1;
-      if (node.kind != HOST_DIR)
-        continue;
-      if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0
-          || budget (w, n, dir, err) < 0)
-        {
-          host_dirents_free (ents, n);
-          return -1;
-        }
-      for (size_t i = 0; r == 0 && i < n; i++)
-        if (ents[i].kind == HOST_DIR)
-          {
-            cleanup_free char *sub = path_join (rel, ents[i].name);
-            r = git_dir_scan (w, sub, err);
-            if (r == 0)
-              r = git_children (w, sub, depth + 1, err);
-          }
-      host_dirents_free (ents, n);
-      if (r < 0)
-        return -1;
-    }
-  return 0;
+  return r;
 }
 
 static bool
@@ -555,8 +553,7 @@ descend (struct walk *w, const char *rel, const struct host_dirent *ents,
         continue;
       if (strcmp (name, ".git") == 0)
         {
-          if (git_dir_scan (w, sub, err) < 0
-              || git_children (w, sub, depth + 1, err) < 0)
+          if (git_dir_scan (w, sub, depth + 1, err) < 0)
             return -1;
           continue;
         }
