@@ -16,6 +16,34 @@
 
 #define PROG_NAME "agentrt_dev"
 
+static bool
+same_rule (const struct bpf_dev_rule *a, const struct bpf_dev_rule *b)
+{
+  return a->allow == b->allow && a->type == b->type && a->major == b->major
+         && a->minor == b->minor && a->access == b->access;
+}
+
+/* The kernel applies a rule bit by bit to the entry of its type, major and
+ * minor (or resets them all, for "a"): what an earlier copy of a rule did
+ * is done again by the later one, whatever came between.  (The policy's
+ * device allowlist and the default devices share eight: eight writes to
+ * devices.allow on every v1 create.) */
+void
+bpf_devices_drop_repeated (struct bpf_dev_rule *rules, size_t *n)
+{
+  size_t out = 0;
+
+  for (size_t i = 0; i < *n; i++)
+    {
+      bool later = false;
+      for (size_t j = i + 1; !later && j < *n; j++)
+        later = same_rule (&rules[i], &rules[j]);
+      if (!later)
+        rules[out++] = rules[i];
+    }
+  *n = out;
+}
+
 int
 bpf_devices_access (const char *s, unsigned *bits)
 {

@@ -41,6 +41,11 @@ struct bpf_dev_policy
   size_t n;
 };
 
+/* Drops each rule the same rule repeats later, keeping the order of the
+ * rest: what the kernel makes of the list (and the policy below) does not
+ * change. */
+void bpf_devices_drop_repeated (struct bpf_dev_rule *rules, size_t *n);
+
 /* Rules start from "deny everything".  At most BPF_DEVICES_MAX_RULES. */
 #define BPF_DEVICES_MAX_RULES 4096
 int bpf_devices_policy (const struct bpf_dev_rule *rules, size_t n,

@@ -95,6 +95,7 @@ device_rules (const struct oci_resources *r, const struct oci_device *devs,
     }
   memcpy (out + k, default_rules, sizeof default_rules);
   k += sizeof default_rules / sizeof default_rules[0];
+  bpf_devices_drop_repeated (out, &k);
   *rules = steal_pointer (&out);
   *n = k;
   return 0;

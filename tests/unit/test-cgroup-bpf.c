@@ -206,6 +206,77 @@ test_semantics (void)
   expect (NULL, 0, 'c', 1, 3, R, 0, __LINE__);
 }
 
+/* The verdict of the program for rules on one access: 1, 0, or -1 when it
+ * could not be built. */
+static int
+verdict (const struct bpf_dev_rule *rules, size_t n, char type,
+         uint32_t major, uint32_t minor, unsigned access)
+{
+  struct bpf_dev_policy p;
+  struct bpf_insn *insns = NULL;
+  size_t n_insns = 0;
+  agentrt_error_t err = NULL;
+  int got = -1;
+
+  if (bpf_devices_policy (rules, n, &p, &err) == 0)
+    {
+      if (bpf_devices_program (&p, &insns, &n_insns, &err) == 0)
+        got = run (insns, n_insns, type, major, minor, access);
+      bpf_devices_policy_release (&p);
+    }
+  agentrt_error_release (&err);
+  free (insns);
+  return got;
+}
+
+/* Dropping the earlier copy of a repeated rule changes no verdict: rule
+ * lists drawn from a pool of overlapping rules (resets, wildcards, allows
+ * and denies of some bits), every access to the devices they name. */
+static void
+test_drop_repeated (void)
+{
+  static const struct bpf_dev_rule pool[] = {
+    A (false, 'a', -1, -1, RWM), A (true, 'a', -1, -1, RWM),
+    A (true, 'c', 1, 3, RWM),    A (false, 'c', 1, 3, W),
+    A (true, 'c', 1, 3, R),      A (true, 'c', 1, -1, R),
+    A (false, 'c', 1, -1, R),    A (true, 'c', -1, -1, M),
+    A (true, 'b', -1, -1, M),    A (true, 'a', 1, 3, W),
+    A (false, 'b', 8, 0, RWM),   A (true, 'b', 8, 0, R | M),
+  };
+  static const struct { char type; uint32_t major, minor; } devs[]
+      = { { 'c', 1, 3 }, { 'c', 1, 5 }, { 'c', 5, 0 }, { 'b', 8, 0 },
+          { 'b', 1, 3 } };
+  struct bpf_dev_rule d[] = { A (true, 'c', 1, 3, RWM), A (true, 'c', 1, 5, RWM),
+                              A (false, 'c', 1, 3, RWM), A (true, 'c', 1, 3, RWM) };
+  size_t n = 4;
+  unsigned seed = 7;
+
+  bpf_devices_drop_repeated (d, &n);
+  CHECK (n == 3 && d[0].minor == 5 && !d[1].allow && d[2].allow);
+  for (int round = 0; round < 3000; round++)
+    {
+      struct bpf_dev_rule list[12], kept[12];
+      size_t len = 1 + (size_t) (rand_r (&seed) % 12), k = len;
+
+      for (size_t i = 0; i < len; i++)
+        list[i] = pool[rand_r (&seed) % (sizeof pool / sizeof pool[0])];
+      memcpy (kept, list, sizeof list);
+      bpf_devices_drop_repeated (kept, &k);
+      for (size_t v = 0; v < sizeof devs / sizeof devs[0]; v++)
+        for (unsigned acc = 1; acc <= RWM; acc++)
+          if (verdict (list, len, devs[v].type, devs[v].major, devs[v].minor,
+                       acc)
+              != verdict (kept, k, devs[v].type, devs[v].major,
+                          devs[v].minor, acc))
+            {
+              fprintf (stderr, "round %d: %c %u:%u access %u differs\n",
+                       round, devs[v].type, devs[v].major, devs[v].minor, acc);
+              unit_failures++;
+              return;
+            }
+    }
+}
+
 /* ---- as root: the verifier and real enforcement ---- */
 
 static char cgdir[128];
@@ -320,6 +391,7 @@ main (void)
 {
   RUN_TEST (test_hostile);
   RUN_TEST (test_semantics);
+  RUN_TEST (test_drop_repeated);
   if (geteuid () != 0)
     fprintf (stderr, "SKIP test_kernel: needs root to load eBPF programs\n");
   else
