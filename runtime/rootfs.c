@@ -752,15 +752,21 @@ struct mask_sources
   int empty_dir; /* attached at the first masked directory */
 };
 
+/* A clone of the mount `source` (what masks are made of) attached on the
+ * open destination. */
 static int
-clone_mask (int source, const char *path, const char *what,
-            struct child_error *cerr)
+attach_clone (int source, int destfd, const char *path, const char *what,
+              struct child_error *cerr)
 {
   int mfd = open_tree (source, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
                                        | AT_EMPTY_PATH);
+  int r;
+
   if (mfd < 0)
-    child_error (cerr, errno, "mask `%s` with %s", path, what);
-  return mfd;
+    return child_error (cerr, errno, "mask `%s` with %s", path, what);
+  r = attach (mfd, destfd, path, cerr);
+  close (mfd);
+  return r;
 }
 
 /* The first masked directory gets the empty tmpfs itself. */
@@ -777,15 +783,7 @@ mask_dir (int fd, const char *path, struct mask_sources *src,
   int mfd;
 
   if (src->empty_dir >= 0)
-    {
-      int r;
-      mfd = clone_mask (src->empty_dir, path, "an empty directory", cerr);
-      if (mfd < 0)
-        return -1;
-      r = attach (mfd, fd, path, cerr);
-      close (mfd);
-      return r;
-    }
+    return attach_clone (src->empty_dir, fd, path, "an empty directory", cerr);
   s.params = params;
   s.n_params = 2;
   mfd = make_fs_mount (&s, cerr);
@@ -804,18 +802,11 @@ static int
 mask_file (int rootfd, int fd, const char *path, struct mask_sources *src,
            struct child_error *cerr)
 {
-  int mfd, r;
-
   if (src->devnull < 0)
     src->devnull = open_checked_devnull (rootfd, cerr);
   if (src->devnull < 0)
     return -1;
-  mfd = clone_mask (src->devnull, path, "/dev/null", cerr);
-  if (mfd < 0)
-    return -1;
-  r = attach (mfd, fd, path, cerr);
-  close (mfd);
-  return r;
+  return attach_clone (src->devnull, fd, path, "/dev/null", cerr);
 }
 
 static int
