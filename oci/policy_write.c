@@ -20,6 +20,21 @@ write_strings (struct json_writer *w, const char *key,
   json_end_array (w);
 }
 
+/* Whether l's entry i is one of the built-in list's: looked for at its
+ * own index first (the policy copies the built-in list first, in order:
+ * a search of the whole list for each of its 340 entries was a tenth of a
+ * millisecond of every create). */
+static bool
+is_builtin (const struct str_list *l, size_t i, const struct path_list *builtin)
+{
+  if (i < builtin->len && strcmp (l->items[i], builtin->items[i]) == 0)
+    return true;
+  for (size_t k = 0; k < builtin->len; k++)
+    if (strcmp (l->items[i], builtin->items[k]) == 0)
+      return true;
+  return false;
+}
+
 /* The entries of l beyond the built-in list (what extraPaths added). */
 static void
 write_extra (const struct agent_policy *p, struct json_writer *w, const char *section,
@@ -30,13 +45,8 @@ write_extra (const struct agent_policy *p, struct json_writer *w, const char *se
   json_key (w, "extraPaths");
   json_begin_array (w);
   for (size_t i = 0; i < l->len; i++)
-    {
-      bool known = false;
-      for (size_t k = 0; k < builtin->len && !known; k++)
-        known = strcmp (l->items[i], builtin->items[k]) == 0;
-      if (!known)
-        json_string (w, l->items[i]);
-    }
+    if (!is_builtin (l, i, builtin))
+      json_string (w, l->items[i]);
   json_end_array (w);
   if (l == &p->credential_paths)
     policy_file_write_credentials (p, w);
