@@ -57,22 +57,76 @@ struct cache_header
 
 /* FNV-1a over 8-byte words, with a shift to fold high bits down: each step
  * is a bijection of the state, so a change confined to one word always
- * changes the result.  About 4x faster than bytewise FNV-1a. */
-static uint64_t
-hash64 (uint64_t h, const void *data, size_t len)
+ * changes the result.  About 4x faster than bytewise FNV-1a.  Fed in
+ * pieces, it hashes their concatenation: a word may straddle two. */
+struct hasher
+{
+  uint64_t h;
+  unsigned char pending[8];
+  size_t n_pending;
+};
+
+static void
+hash_step (struct hasher *s, uint64_t w)
+{
+  s->h = (s->h ^ w) * HASH_PRIME;
+  s->h ^= s->h >> 29;
+}
+
+static void
+hash_feed (struct hasher *s, const void *data, size_t len)
 {
   const unsigned char *p = data;
   uint64_t w;
 
+  while (s->n_pending && len)
+    {
+      s->pending[s->n_pending++] = *p++;
+      len--;
+      if (s->n_pending == sizeof (w))
+        {
+          memcpy (&w, s->pending, sizeof (w));
+          hash_step (s, w);
+          s->n_pending = 0;
+        }
+    }
   for (; len >= sizeof (w); p += sizeof (w), len -= sizeof (w))
     {
       memcpy (&w, p, sizeof (w));
-      h = (h ^ w) * HASH_PRIME;
-      h ^= h >> 29;
+      hash_step (s, w);
     }
-  for (; len > 0; p++, len--)
-    h = (h ^ *p) * HASH_PRIME;
+  memcpy (s->pending + s->n_pending, p, len);
+  s->n_pending += len;
+}
+
+/* The bytes short of a word go in one by one. */
+static uint64_t
+hash_finish (const struct hasher *s)
+{
+  uint64_t h = s->h;
+
+  for (size_t i = 0; i < s->n_pending; i++)
+    h = (h ^ s->pending[i]) * HASH_PRIME;
   return h;
+}
+
+static uint64_t
+hash64 (uint64_t h, const void *data, size_t len)
+{
+  struct hasher s = { .h = h };
+
+  hash_feed (&s, data, len);
+  return hash_finish (&s);
+}
+
+static uint64_t
+key_hash_of (const struct seccomp_cache_key *k)
+{
+  struct hasher s = { .h = HASH_SEED };
+
+  hash_feed (&s, k->head, k->head_len);
+  hash_feed (&s, k->body, k->body_len);
+  return hash_finish (&s);
 }
 
 uint64_t
@@ -128,75 +182,99 @@ entry_name (char name[32], uint64_t key_hash)
 /* Over the header (checksum zeroed) and the program; the key between them
  * is compared whole instead. */
 static uint64_t
-entry_checksum (const char *buf, size_t size, size_t key_len)
+entry_checksum (const struct cache_header *header, const void *insns,
+                size_t insns_len)
 {
-  struct cache_header h;
-  size_t off = sizeof (h) + key_len;
+  struct cache_header h = *header;
 
-  memcpy (&h, buf, sizeof (h));
   h.checksum = 0;
-  return hash64 (hash64 (HASH_SEED, &h, sizeof (h)), buf + off, size - off);
+  return hash64 (hash64 (HASH_SEED, &h, sizeof (h)), insns, insns_len);
 }
 
-/* The entry's bytes when it is a file of ours that only we can read or
- * write, of a size that can hold `key_len` and a program. */
-static char *
-read_entry (int fd, size_t key_len, size_t *size)
+/* Whether the n bytes at `off` in fd are `want`: read a page at a time
+ * (a profile's text is most of a key: read whole into a fresh buffer, it
+ * cost a create four page faults). */
+static bool
+bytes_equal (int fd, off_t off, const void *want, size_t n)
 {
-  cleanup_free char *buf = NULL;
+  char buf[4096];
+  const char *w = want;
+
+  while (n)
+    {
+      size_t chunk = n < sizeof (buf) ? n : sizeof (buf);
+      if (pread (fd, buf, chunk, off) != (ssize_t) chunk
+          || memcmp (buf, w, chunk) != 0)
+        return false;
+      off += (off_t) chunk;
+      w += chunk;
+      n -= chunk;
+    }
+  return true;
+}
+
+/* The entry's header, when it is a file of ours that only we can read or
+ * write, of the size its header and the key's length make. */
+static bool
+read_header (int fd, size_t key_len, struct cache_header *h)
+{
   struct stat st;
-  size_t body;
 
   if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode)
-      || st.st_uid != geteuid () || (st.st_mode & 077) || st.st_size < 0)
+      || st.st_uid != geteuid () || (st.st_mode & 077) || st.st_size < 0
+      || pread (fd, h, sizeof (*h), 0) != (ssize_t) sizeof (*h))
+    return false;
+  return memcmp (h->magic, CACHE_MAGIC, sizeof (h->magic)) == 0
+         && h->format == CACHE_FORMAT && h->key_len == key_len
+         && (h->flags & ~KNOWN_FLAGS) == 0 && h->n_insns > 0
+         && h->n_insns <= BPF_MAXINSNS
+         && (uint64_t) st.st_size
+                == sizeof (*h) + key_len
+                       + (uint64_t) h->n_insns * sizeof (struct sock_filter);
+}
+
+struct seccomp_program *
+seccomp_cache_get_split (struct seccomp_cache *c,
+                         const struct seccomp_cache_key *k)
+{
+  size_t key_len = k->head_len + k->body_len;
+  uint64_t key_hash = key_hash_of (k);
+  cleanup_close int fd = -1;
+  cleanup_free struct sock_filter *insns = NULL;
+  struct cache_header h;
+  struct timespec times[2] = { { .tv_nsec = UTIME_NOW },
+                               { .tv_nsec = UTIME_OMIT } };
+  off_t at = sizeof (h);
+  size_t insns_len;
+  char name[32];
+
+  if (c->dirfd < 0)
     return NULL;
-  *size = (size_t) st.st_size;
-  if (*size < sizeof (struct cache_header) + key_len)
+  entry_name (name, key_hash);
+  /* O_NONBLOCK: a fifo put there must not hang us (read_header refuses it) */
+  fd = openat (c->dirfd, name,
+               O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 || !read_header (fd, key_len, &h) || h.key_hash != key_hash
+      || !bytes_equal (fd, at, k->head, k->head_len)
+      || !bytes_equal (fd, at + (off_t) k->head_len, k->body, k->body_len))
     return NULL;
-  body = *size - sizeof (struct cache_header) - key_len;
-  if (body == 0 || body % sizeof (struct sock_filter) != 0
-      || body > BPF_MAXINSNS * sizeof (struct sock_filter))
+  insns_len = h.n_insns * sizeof (*insns);
+  insns = xmalloc (insns_len);
+  if (pread (fd, insns, insns_len, at + (off_t) key_len)
+          != (ssize_t) insns_len
+      || h.checksum != entry_checksum (&h, insns, insns_len))
     return NULL;
-  buf = xmalloc (*size);
-  if (pread (fd, buf, *size, 0) != (ssize_t) *size)
-    return NULL;
-  return steal_pointer (&buf);
+  /* used now: the least recently used entries are the ones evicted */
+  futimens (fd, times);
+  return seccomp_program_new (insns, h.n_insns, h.flags);
 }
 
 struct seccomp_program *
 seccomp_cache_get (struct seccomp_cache *c, const void *key, size_t key_len)
 {
-  uint64_t key_hash = seccomp_cache_hash (key, key_len);
-  cleanup_close int fd = -1;
-  cleanup_free char *buf = NULL;
-  struct cache_header h;
-  struct timespec times[2] = { { .tv_nsec = UTIME_NOW },
-                               { .tv_nsec = UTIME_OMIT } };
-  char name[32];
-  size_t size = 0;
+  struct seccomp_cache_key k = { key, key_len, NULL, 0 };
 
-  if (c->dirfd < 0)
-    return NULL;
-  entry_name (name, key_hash);
-  /* O_NONBLOCK: a fifo put there must not hang us (read_entry refuses it) */
-  fd = openat (c->dirfd, name,
-               O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0 || (buf = read_entry (fd, key_len, &size)) == NULL)
-    return NULL;
-  memcpy (&h, buf, sizeof (h));
-  if (memcmp (h.magic, CACHE_MAGIC, sizeof (h.magic)) != 0
-      || h.format != CACHE_FORMAT || h.key_len != key_len
-      || h.key_hash != key_hash || (h.flags & ~KNOWN_FLAGS) != 0
-      || (size_t) h.n_insns * sizeof (struct sock_filter)
-             != size - sizeof (h) - key_len
-      || h.checksum != entry_checksum (buf, size, key_len)
-      || memcmp (buf + sizeof (h), key, key_len) != 0)
-    return NULL;
-  /* used now: the least recently used entries are the ones evicted */
-  futimens (fd, times);
-  return seccomp_program_new (
-      (const struct sock_filter *) (buf + sizeof (h) + key_len), h.n_insns,
-      h.flags);
+  return seccomp_cache_get_split (c, &k);
 }
 
 struct entry_stat
@@ -289,12 +367,14 @@ evict (struct seccomp_cache *c)
 }
 
 void
-seccomp_cache_put (struct seccomp_cache *c, const void *key, size_t key_len,
-                   const struct seccomp_program *p)
+seccomp_cache_put_split (struct seccomp_cache *c,
+                         const struct seccomp_cache_key *k,
+                         const struct seccomp_program *p)
 {
+  size_t key_len = k->head_len + k->body_len;
   size_t insns_len = p->len * sizeof (struct sock_filter);
   size_t size = sizeof (struct cache_header) + key_len + insns_len;
-  uint64_t key_hash = seccomp_cache_hash (key, key_len);
+  uint64_t key_hash = key_hash_of (k);
   cleanup_free char *buf = NULL, *tmp = NULL;
   struct cache_header h = {
     .magic = CACHE_MAGIC,
@@ -312,9 +392,10 @@ seccomp_cache_put (struct seccomp_cache *c, const void *key, size_t key_len,
   entry_name (name, key_hash);
   buf = xzalloc (size);
   memcpy (buf, &h, sizeof (h));
-  memcpy (buf + sizeof (h), key, key_len);
+  memcpy (buf + sizeof (h), k->head, k->head_len);
+  memcpy (buf + sizeof (h) + k->head_len, k->body, k->body_len);
   memcpy (buf + sizeof (h) + key_len, p->insns, insns_len);
-  h.checksum = entry_checksum (buf, size, key_len);
+  h.checksum = entry_checksum (&h, p->insns, insns_len);
   memcpy (buf, &h, sizeof (h));
 
   tmp = xasprintf (TMP_PREFIX "%d-%s", (int) getpid (), name);
@@ -331,6 +412,15 @@ seccomp_cache_put (struct seccomp_cache *c, const void *key, size_t key_len,
       return;
     }
   evict (c);
+}
+
+void
+seccomp_cache_put (struct seccomp_cache *c, const void *key, size_t key_len,
+                   const struct seccomp_program *p)
+{
+  struct seccomp_cache_key k = { key, key_len, NULL, 0 };
+
+  seccomp_cache_put_split (c, &k, p);
 }
 
 static int
@@ -356,11 +446,12 @@ seccomp_load_profile_cached (const char *path, const char *cache_dir,
                              struct str_list *notes, bool *cache_hit,
                              agentrt_error_t *err)
 {
-  cleanup_free char *text = NULL, *key = NULL;
+  cleanup_free char *text = NULL, *head = NULL;
   struct seccomp_cache cache;
   struct oci_seccomp *seccomp = NULL;
   struct seccomp_program *program = NULL;
-  size_t len = 0, key_len = 0;
+  struct seccomp_cache_key key = { 0 };
+  size_t len = 0;
 
   if (cache_hit)
     *cache_hit = false;
@@ -368,8 +459,11 @@ seccomp_load_profile_cached (const char *path, const char *cache_dir,
     return NULL;
   if (seccomp_cache_open (&cache, cache_dir) == 0)
     {
-      key = seccomp_key_file (text, len, &key_len);
-      program = seccomp_cache_get (&cache, key, key_len);
+      head = seccomp_key_file_head (&key.head_len);
+      key.head = head;
+      key.body = text;
+      key.body_len = len;
+      program = seccomp_cache_get_split (&cache, &key);
     }
   if (program && cache_hit)
     *cache_hit = true;
@@ -381,8 +475,8 @@ seccomp_load_profile_cached (const char *path, const char *cache_dir,
       if (seccomp && program == NULL)
         agentrt_error_wrap (err, "%s", path);
       oci_seccomp_free (seccomp);
-      if (program && key)
-        seccomp_cache_put (&cache, key, key_len, program);
+      if (program && head)
+        seccomp_cache_put_split (&cache, &key, program);
     }
   seccomp_cache_close (&cache);
   return program;

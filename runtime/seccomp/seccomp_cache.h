@@ -89,6 +89,24 @@ struct seccomp_program *seccomp_cache_get (struct seccomp_cache *c,
 void seccomp_cache_put (struct seccomp_cache *c, const void *key,
                         size_t key_len, const struct seccomp_program *p);
 
+/* A key in two pieces, the same key as their bytes one after the other:
+ * a profile file's text follows its key's head without being copied. */
+struct seccomp_cache_key
+{
+  const void *head;
+  size_t head_len;
+  const void *body;
+  size_t body_len;
+};
+
+/* seccomp_cache_get and seccomp_cache_put of a key in two pieces. */
+struct seccomp_program *
+seccomp_cache_get_split (struct seccomp_cache *c,
+                         const struct seccomp_cache_key *k);
+void seccomp_cache_put_split (struct seccomp_cache *c,
+                              const struct seccomp_cache_key *k,
+                              const struct seccomp_program *p);
+
 /* The 64-bit hash that names a key's entry file (not cryptographic: the
  * key itself is compared). */
 uint64_t seccomp_cache_hash (const void *key, size_t key_len);

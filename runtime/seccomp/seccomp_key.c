@@ -27,8 +27,8 @@ put (struct keybuf *b, const void *p, size_t n)
 {
   if (b->len + n > b->cap)
     {
-      /* doubled, or just enough for a large piece (a profile's text):
-       * create keeps no heap pages it does not use (docs/benchmarks.md) */
+      /* doubled, or just enough for a large piece: create keeps no heap
+       * pages it does not use (docs/benchmarks.md) */
       b->cap = b->cap * 2 > b->len + n ? b->cap * 2 : b->len + n;
       b->data = xrealloc (b->data, b->cap);
     }
@@ -141,13 +141,12 @@ put_environment (struct keybuf *b, const char *kind)
 }
 
 char *
-seccomp_key_file (const char *profile, size_t len, size_t *key_len)
+seccomp_key_file_head (size_t *head_len)
 {
   struct keybuf b = { 0 };
 
   put_environment (&b, "file");
-  put (&b, profile, len);
-  *key_len = b.len;
+  *head_len = b.len;
   return b.data;
 }
 

@@ -23,8 +23,9 @@
 
 #include "oci/config.h"
 
-/* The key of a profile file's bytes.  Malloc'd, *key_len bytes. */
-char *seccomp_key_file (const char *profile, size_t len, size_t *key_len);
+/* What the key of a profile file's bytes starts with: the key is these
+ * *head_len bytes, then the file's.  Malloc'd. */
+char *seccomp_key_file_head (size_t *head_len);
 
 /* The key of a parsed linux.seccomp object.  Malloc'd, *key_len bytes. */
 char *seccomp_key_oci (const struct oci_seccomp *seccomp, size_t *key_len);

@@ -848,6 +848,43 @@ put_key (struct seccomp_cache *c, const char *key)
   seccomp_program_free (p);
 }
 
+/* A key in two pieces is the key of their bytes one after the other,
+ * wherever it is split (a word of the hash may straddle the pieces). */
+static void
+test_split_keys (void)
+{
+  static const char key[] = "agentrt-seccomp-cache 2\nfile\n{\"defaultAction\": "
+                            "\"SCMP_ACT_ERRNO\"}";
+  size_t len = sizeof (key) - 1;
+  struct seccomp_program *p = tiny_program (SECCOMP_RET_ALLOW);
+  struct seccomp_cache c;
+
+  for (size_t cut = 0; cut <= len; cut++)
+    {
+      struct seccomp_cache_key k = { key, cut, key + cut, len - cut };
+      struct seccomp_cache_key other = { key, cut, "x", 1 };
+      struct seccomp_program *got;
+
+      reset_cache ();
+      CHECK (seccomp_cache_open (&c, cache_dir) == 0);
+      seccomp_cache_put_split (&c, &k, p);
+      got = seccomp_cache_get (&c, key, len);
+      CHECK (same_program (got, p));
+      seccomp_program_free (got);
+      got = seccomp_cache_get_split (&c, &other);
+      CHECK (got == NULL);
+      seccomp_cache_close (&c);
+      reset_cache ();
+      CHECK (seccomp_cache_open (&c, cache_dir) == 0);
+      seccomp_cache_put (&c, key, len, p);
+      got = seccomp_cache_get_split (&c, &k);
+      CHECK (same_program (got, p));
+      seccomp_program_free (got);
+      seccomp_cache_close (&c);
+    }
+  seccomp_program_free (p);
+}
+
 static void
 test_eviction (void)
 {
@@ -1077,6 +1114,7 @@ main (void)
   RUN_TEST (test_oci_hit_and_miss);
   RUN_TEST (test_oci_failures_are_never_cached);
   RUN_TEST (test_key_collision);
+  RUN_TEST (test_split_keys);
   RUN_TEST (test_eviction);
   RUN_TEST (test_many_profiles_stay_bounded);
   RUN_TEST (test_timing);
