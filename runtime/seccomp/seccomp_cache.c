@@ -95,7 +95,8 @@ hash_feed (struct hasher *s, const void *data, size_t len)
       memcpy (&w, p, sizeof (w));
       hash_step (s, w);
     }
-  memcpy (s->pending + s->n_pending, p, len);
+  if (len) /* a missing piece is NULL */
+    memcpy (s->pending + s->n_pending, p, len);
   s->n_pending += len;
 }
 
@@ -393,7 +394,8 @@ seccomp_cache_put_split (struct seccomp_cache *c,
   buf = xzalloc (size);
   memcpy (buf, &h, sizeof (h));
   memcpy (buf + sizeof (h), k->head, k->head_len);
-  memcpy (buf + sizeof (h) + k->head_len, k->body, k->body_len);
+  if (k->body_len) /* a missing piece is NULL */
+    memcpy (buf + sizeof (h) + k->head_len, k->body, k->body_len);
   memcpy (buf + sizeof (h) + key_len, p->insns, insns_len);
   h.checksum = entry_checksum (&h, p->insns, insns_len);
   memcpy (buf, &h, sizeof (h));
