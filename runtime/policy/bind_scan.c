@@ -274,8 +274,9 @@ mask_listed (struct walk *w, const char *rel, const char *entry,
   return 0;
 }
 
-static int budget (struct walk *w, size_t n, const char *dir,
-                   agentrt_error_t *err);
+static int list_counted (struct walk *w, const char *dir,
+                         struct host_dirent **ents, size_t *n,
+                         agentrt_error_t *err);
 
 static void
 keep_listing (struct walk *w, const char *dir, struct host_dirent *ents,
@@ -339,12 +340,8 @@ credential_rests (struct walk *w, const char *sub, enum host_kind kind,
   if (kind != HOST_DIR)
     return 0;
   cleanup_free char *dir = path_join (w->kb->canon, sub);
-  if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0
-      || budget (w, n, dir, err) < 0)
-    {
-      host_dirents_free (ents, n);
-      return -1;
-    }
+  if (list_counted (w, dir, &ents, &n, err) < 0)
+    return -1;
   for (size_t e = 0; r == 0 && e < n; e++)
     {
       const char *child = ents[e].name;
@@ -427,6 +424,23 @@ budget (struct walk *w, size_t n, const char *dir, agentrt_error_t *err)
                         (unsigned long long) limit, dir);
 }
 
+/* Lists `dir` and counts its entries against the scan's budget; nothing
+ * to free on failure. */
+static int
+list_counted (struct walk *w, const char *dir, struct host_dirent **ents,
+              size_t *n, agentrt_error_t *err)
+{
+  if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, ents, n, err) < 0
+      || budget (w, *n, dir, err) < 0)
+    {
+      host_dirents_free (*ents, *n);
+      *ents = NULL;
+      *n = 0;
+      return -1;
+    }
+  return 0;
+}
+
 /* A bare repository: HEAD, config, objects/ and refs/. */
 static bool
 is_git_dir (const struct host_dirent *ents, size_t n)
@@ -472,12 +486,8 @@ git_children (struct walk *w, const char *gitdir, const char *kind,
   size_t n = 0;
   int r = 0;
 
-  if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0
-      || budget (w, n, dir, err) < 0)
-    {
-      host_dirents_free (ents, n);
-      return -1;
-    }
+  if (list_counted (w, dir, &ents, &n, err) < 0)
+    return -1;
   for (size_t i = 0; r == 0 && i < n; i++)
     if (ents[i].kind == HOST_DIR)
       {
@@ -501,12 +511,8 @@ git_dir_scan (struct walk *w, const char *gitdir, unsigned depth,
   size_t n = 0;
   int r = 0;
 
-  if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, &ents, &n, err) < 0
-      || budget (w, n, dir, err) < 0)
-    {
-      host_dirents_free (ents, n);
-      return -1;
-    }
+  if (list_counted (w, dir, &ents, &n, err) < 0)
+    return -1;
   for (size_t i = 0; i < n; i++)
     if (ents[i].kind == HOST_SOCKET)
       mask_socket (w, gitdir, ents[i].name);
