@@ -54,16 +54,13 @@ found_dirs_free (struct found_dirs *d)
   d->len = 0;
 }
 
-/* Records the directory `rel` of a writable bind with a copy of the n
- * entries listed there. */
+/* Records the directory `rel` with a copy of the n entries listed there. */
 static void
-found_add (struct walk *w, struct found_dirs *d, const char *rel,
+found_add (struct found_dirs *d, const char *rel,
            const struct host_dirent *ents, size_t n)
 {
   struct found_dir *f;
 
-  if (!w->kb->writable)
-    return;
   d->items = xreallocarray (d->items, d->len + 1, sizeof (*d->items));
   f = &d->items[d->len++];
   f->rel = xstrdup (rel);
@@ -516,7 +513,8 @@ git_dir_scan (struct walk *w, const char *gitdir, unsigned depth,
   for (size_t i = 0; i < n; i++)
     if (ents[i].kind == HOST_SOCKET)
       mask_socket (w, gitdir, ents[i].name);
-  found_add (w, w->git, gitdir, ents, n);
+  if (w->kb->writable)
+    found_add (w->git, gitdir, ents, n);
   for (size_t i = 0; r == 0 && i < n && depth < w->ctx->policy->bind_scan_depth;
        i++)
     if (ents[i].kind == HOST_DIR
@@ -599,10 +597,11 @@ walk_dir (struct walk *w, const char *rel, unsigned depth,
       if (r == 0 && ents[i].kind == HOST_SOCKET)
         mask_socket (w, rel, ents[i].name);
     }
+  /* persistence.c protects what the host runs later in writable binds */
   if (r == 0 && w->kb->writable && is_home (w, dir, ents, n))
-    found_add (w, w->homes, rel, ents, n);
+    found_add (w->homes, rel, ents, n);
   if (r == 0 && w->kb->writable && is_git_dir (ents, n))
-    found_add (w, w->git, rel, ents, n);
+    found_add (w->git, rel, ents, n);
   if (r == 0)
     r = descend (w, rel, ents, n, depth, err);
   drop_listings (w, kept);
