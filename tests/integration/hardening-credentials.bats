@@ -90,6 +90,35 @@ secrets_read ()
   secrets_read /home/bob
 }
 
+# Masked directories are clones of one empty tmpfs: its superblock is
+# read-only too, so nothing written through one mask (were its mount made
+# writable) could show in another home's.
+@test "hardening: every masked credential dir is a read-only mount of a read-only, empty filesystem" {
+  requires_control
+  fake_home "$BATS_TEST_TMPDIR/home/alice"
+  fake_home "$BATS_TEST_TMPDIR/home/bob"
+  add_bind "$BATS_TEST_TMPDIR/home" /home rbind rw
+  local script='for u in alice bob; do
+      m=$(awk -v d=/home/$u/.ssh '"'"'$5 == d'"'"' /proc/self/mountinfo | tail -1)
+      echo "$u: ${m:-none}"
+      echo "$u entries: $(ls -A /home/$u/.ssh | wc -l)"
+      touch /home/$u/.ssh/planted 2>/dev/null && echo "$u: wrote"
+    done; true'
+
+  run_ct sh -c "$script"
+  [ "$status" -eq 0 ]
+  for u in alice bob; do
+    line=$(grep "^$u: " <<<"$output" | grep -v entries) || fail "no mount line for $u: $output"
+    [[ $line == *" / /home/$u/.ssh ro,"*" - tmpfs "*" ro,"* ]] || fail "$u: $line"
+    has_line "$u entries: 0"
+  done
+  [[ $output != *wrote* ]] || fail "a mask took a write: $output"
+
+  control_run sh -c "$script"
+  has_line "alice: none"
+  [[ $output != *"alice entries: 0"* ]] || fail "the control masked .ssh: $output"
+}
+
 @test "hardening: a key file or credential dir mounted directly is not mounted" {
   requires_control
   local h=$BATS_TEST_TMPDIR/home
