@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/error.h"
 #include "oci/config.h"
@@ -50,9 +51,12 @@ struct binds_ctx
   struct added_mount *added;
   size_t n_added;
   size_t scanned;     /* directory entries read so far (the scan budget) */
-  /* The relative credential entries, sorted by their first component. */
+  /* The relative credential entries, sorted by their first component, and
+   * which bytes those components start with (most names are rejected on
+   * their first byte: every built-in one starts with a dot). */
   const char **credential_heads;
   size_t n_credential_heads;
+  uint64_t head_first_bytes[4];
 };
 
 /* A home or a git directory the scan found in a writable bind, with the
@@ -73,9 +77,13 @@ struct found_dirs
 
 void found_dirs_free (struct found_dirs *d);
 
-/* Whether `name` is the first component of a relative credential entry
- * (the sorted heads make a miss, the usual case, cheap). */
-bool binds_credential_head (const struct binds_ctx *ctx, const char *name);
+/* Makes ctx's credential heads, once: before binds_credential_head. */
+void binds_credential_heads (struct binds_ctx *ctx);
+
+/* Whether the `len` bytes at `name` are the first component of a relative
+ * credential entry (a miss, the usual case, is cheap). */
+bool binds_credential_head (const struct binds_ctx *ctx, const char *name,
+                            size_t len);
 
 /* Masks the container path (linux.maskedPaths and the required masks),
  * recording why; a path masked already is left alone. */

@@ -381,7 +381,7 @@ credential_entries (struct walk *w, const char *rel,
   struct cred_matches m = { rel, NULL, 0 };
   int r = 0;
 
-  if (!binds_credential_head (w->ctx, name))
+  if (!binds_credential_head (w->ctx, name, n))
     return 0;
   cleanup_free char *sub = rel[0] ? path_join (rel, name) : xstrdup (name);
   for (size_t i = 0; r == 0 && i < creds->len; i++)

@@ -107,10 +107,94 @@ allowed_device (const struct bind *b)
                                    b->node.minor);
 }
 
+/* Orders relative credential entries by their first component. */
+static int
+compare_heads (const void *a, const void *b)
+{
+  const char *x = *(const char *const *) a, *y = *(const char *const *) b;
+  size_t nx = strcspn (x, "/"), ny = strcspn (y, "/");
+  int r = strncmp (x, y, nx < ny ? nx : ny);
+
+  return r ? r : (nx > ny) - (nx < ny);
+}
+
+/* The relative credential entries sorted by their first component: the
+ * policy's own strings, not copies; made for the first bind judged (a
+ * bundle without one needs none). */
+void
+binds_credential_heads (struct binds_ctx *ctx)
+{
+  const struct str_list *creds = &ctx->policy->credential_paths;
+
+  if (ctx->credential_heads)
+    return;
+  ctx->credential_heads = xreallocarray (NULL, creds->len + 1, sizeof (char *));
+  for (size_t i = 0; i < creds->len; i++)
+    {
+      const char *e = creds->items[i];
+      unsigned char first = (unsigned char) e[0];
+      if (first == '/')
+        continue;
+      ctx->credential_heads[ctx->n_credential_heads++] = e;
+      ctx->head_first_bytes[first / 64] |= UINT64_C (1) << (first % 64);
+    }
+  qsort (ctx->credential_heads, ctx->n_credential_heads, sizeof (char *),
+         compare_heads);
+}
+
+/* A component looked for among the heads: not NUL-terminated in a path. */
+struct component
+{
+  const char *name;
+  size_t len;
+};
+
+static int
+compare_component_head (const void *key, const void *entry)
+{
+  const struct component *c = key;
+  const char *e = *(const char *const *) entry;
+  size_t n = strcspn (e, "/");
+  int r = strncmp (c->name, e, c->len < n ? c->len : n);
+
+  return r ? r : (c->len > n) - (c->len < n);
+}
+
+bool
+binds_credential_head (const struct binds_ctx *ctx, const char *name,
+                       size_t len)
+{
+  unsigned char first = (unsigned char) name[0];
+  struct component c = { name, len };
+
+  if (len == 0
+      || !(ctx->head_first_bytes[first / 64] & (UINT64_C (1) << (first % 64))))
+    return false;
+  return bsearch (&c, ctx->credential_heads, ctx->n_credential_heads,
+                  sizeof (char *), compare_component_head) != NULL;
+}
+
+/* Whether some component of the absolute or relative `path` is the first
+ * component of a relative credential entry: when none is, no relative
+ * entry can be components of it (path_has_components). */
+static bool
+has_credential_head (const struct binds_ctx *ctx, const char *path)
+{
+  for (const char *p = path; *p;)
+    {
+      size_t len = strcspn (p, "/");
+      if (binds_credential_head (ctx, p, len))
+        return true;
+      p += len + (p[len] == '/');
+    }
+  return false;
+}
+
 static char *
 dest_reason (const struct bind *b)
 {
   const struct str_list *creds = &b->ctx->policy->credential_paths;
+  bool relative = has_credential_head (b->ctx, b->dest);
 
   for (size_t i = 0; i < creds->len; i++)
     {
@@ -118,7 +202,7 @@ dest_reason (const struct bind *b)
       const char *rest = NULL;
       if (e[0] == '/' ? path_relate (b->dest, e, &rest) == PATH_MATCH
                             || path_relate (b->dest, e, &rest) == PATH_BELOW
-                      : path_has_components (b->dest, e, false))
+                      : relative && path_has_components (b->dest, e, false))
         return xasprintf ("the destination is a credential location (%s)", e);
     }
   return NULL;
@@ -176,6 +260,8 @@ static char *
 credential_reason (const struct bind *b)
 {
   const struct str_list *creds = &b->ctx->policy->credential_paths;
+  bool relative = has_credential_head (b->ctx, b->canon)
+                  || has_credential_head (b->ctx, b->source);
   const char *hit;
 
   for (size_t i = 0; i < creds->len; i++)
@@ -184,8 +270,9 @@ credential_reason (const struct bind *b)
       bool found = e[0] == '/'
                        ? matching (b->canon, &e, 1, true)
                              || matching (b->source, &e, 1, true)
-                       : path_has_components (b->canon, e, false)
-                             || path_has_components (b->source, e, false);
+                       : relative
+                             && (path_has_components (b->canon, e, false)
+                                 || path_has_components (b->source, e, false));
       if (found)
         return xasprintf ("the source is a credential path (%s)", e);
     }
@@ -377,6 +464,7 @@ first_pass (struct binds_ctx *ctx, struct oci_mount *m, size_t index,
 
   if (m->source == NULL)
     return 1;
+  binds_credential_heads (ctx);
   b.dest = path_clean (m->destination);
   if (judge (&b, &why, err) < 0)
     r = -1;
@@ -392,53 +480,6 @@ first_pass (struct binds_ctx *ctx, struct oci_mount *m, size_t index,
   return r;
 }
 
-/* Orders relative credential entries by their first component. */
-static int
-compare_heads (const void *a, const void *b)
-{
-  const char *x = *(const char *const *) a, *y = *(const char *const *) b;
-  size_t nx = strcspn (x, "/"), ny = strcspn (y, "/");
-  int r = strncmp (x, y, nx < ny ? nx : ny);
-
-  return r ? r : (nx > ny) - (nx < ny);
-}
-
-/* The relative credential entries sorted by their first component: the
- * policy's own strings, not copies; made for the first directory
- * scanned (a bundle without one needs none). */
-static void
-credential_heads (struct binds_ctx *ctx)
-{
-  const struct str_list *creds = &ctx->policy->credential_paths;
-
-  if (ctx->credential_heads)
-    return;
-  ctx->credential_heads = xreallocarray (NULL, creds->len + 1, sizeof (char *));
-  for (size_t i = 0; i < creds->len; i++)
-    if (creds->items[i][0] != '/')
-      ctx->credential_heads[ctx->n_credential_heads++] = creds->items[i];
-  qsort (ctx->credential_heads, ctx->n_credential_heads, sizeof (char *),
-         compare_heads);
-}
-
-static int
-compare_name_head (const void *key, const void *entry)
-{
-  const char *name = *(const char *const *) key;
-  const char *e = *(const char *const *) entry;
-  size_t n = strcspn (e, "/");
-  int r = strncmp (name, e, n);
-
-  return r ? r : name[n] != '\0';
-}
-
-bool
-binds_credential_head (const struct binds_ctx *ctx, const char *name)
-{
-  return bsearch (&name, ctx->credential_heads, ctx->n_credential_heads,
-                  sizeof (char *), compare_name_head) != NULL;
-}
-
 static int
 second_pass (struct binds_ctx *ctx, agentrt_error_t *err)
 {
@@ -448,7 +489,6 @@ second_pass (struct binds_ctx *ctx, agentrt_error_t *err)
       int r;
       if (ctx->kept[i].node.kind != HOST_DIR)
         continue;
-      credential_heads (ctx);
       r = bind_scan (ctx, &ctx->kept[i], &homes, &git, err);
       if (r == 0 && ctx->kept[i].writable)
         r = persistence_protect (ctx, i, &homes, &git, err);

@@ -174,7 +174,8 @@ host_paths_is_home_marker (const char *name)
     ".login",    ".logout",   ".xprofile",    ".xsession",     ".xsessionrc",
     ".xinitrc",  ".pam_environment",
   };
-  return in (name, markers, N_ELEMENTS (markers));
+  /* every marker is a dot file: the scan asks this of every entry */
+  return name[0] == '.' && in (name, markers, N_ELEMENTS (markers));
 }
 
 bool

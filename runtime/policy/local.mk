@@ -49,7 +49,8 @@ POLICY_TESTS = \
 	tests/unit/test-policy-unprivileged \
 	tests/unit/test-policy-userns \
 	tests/unit/test-policy-record \
-	tests/unit/test-policy-hostview
+	tests/unit/test-policy-hostview \
+	tests/unit/test-policy-paths
 check_PROGRAMS += $(POLICY_TESTS)
 TESTS += $(POLICY_TESTS)
 EXTRA_DIST += tests/unit/policy-fakehost.h docs/policy.md \
@@ -69,3 +70,4 @@ tests_unit_test_policy_unprivileged_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_userns_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_record_LDADD = $(POLICY_LIBS)
 tests_unit_test_policy_hostview_LDADD = $(POLICY_LIBS)
+tests_unit_test_policy_paths_LDADD = $(POLICY_LIBS)

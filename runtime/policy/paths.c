@@ -132,6 +132,9 @@ path_relate (const char *path, const char *pattern, const char **rest)
         }
       if (*q == '\0')
         return PATH_BELOW;
+      /* most patterns part at their first byte: no glob or escape there */
+      if (*q != *p && strchr ("*?[\\", *q) == NULL)
+        return PATH_UNRELATED;
       lp = strcspn (p, "/");
       lq = strcspn (q, "/");
       if (!path_component_match (q, lq, p, lp))

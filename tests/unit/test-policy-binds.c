@@ -828,6 +828,22 @@ test_policy_extensions (void)
   CHECK (masked (c, "/h/project/src"));
   CHECK (find_mount (c, "/w") == NULL);
   oci_config_free (c);
+
+  /* an entry whose first byte no built-in one starts with is still found
+   * as a component of a source and of a destination, at any depth */
+  reset ();
+  c = new_config ();
+  bind_ro (c, "/srv/homes/bob/team", "/t");
+  bind_ro (c, "/srv/proj", "/x/team/y");
+  bind_ro (c, "/srv/proj", "/z");
+  str_list_append (&policy.credential_paths, "team");
+  CHECK (run (c, NULL, &err) == 0);
+  CHECK (find_mount (c, "/t") == NULL);
+  CHECK (find_mount (c, "/x/team/y") == NULL);
+  CHECK (find_mount (c, "/z") != NULL);
+  CHECK (changed ("the source is a credential path (team)"));
+  CHECK (changed ("the destination is a credential location (team)"));
+  oci_config_free (c);
   policy_release (&policy);
   policy_init_defaults (&policy);
 }
