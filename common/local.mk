@@ -7,6 +7,7 @@ libcommon_a_SOURCES = \
 	common/io.c common/io.h \
 	common/mountinfo.c common/mountinfo.h \
 	common/openat2.c common/openat2.h \
+	common/real_path.c common/real_path.h \
 	common/tally.c common/tally.h \
 	common/timestamp.c common/timestamp.h \
 	common/xalloc.c common/xalloc.h

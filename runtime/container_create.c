@@ -8,6 +8,7 @@
 #include <sys/un.h>
 
 #include "common/cleanup.h"
+#include "common/real_path.h"
 #include "common/xalloc.h"
 #include "runtime/audit.h"
 #include "runtime/cloned_binary.h"
@@ -215,7 +216,7 @@ container_create (const struct runtime_context *rt,
                   const struct create_request *req, struct create_outcome *out,
                   agentrt_error_t *err)
 {
-  cleanup_free char *bundle = realpath (req->bundle ? req->bundle : ".", NULL);
+  cleanup_free char *bundle = real_path (req->bundle ? req->bundle : ".");
   cleanup_free char *config_path = NULL;
   struct create_ctx ctx;
   int r;

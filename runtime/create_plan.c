@@ -13,6 +13,7 @@
 
 #include "common/cleanup.h"
 #include "runtime/lsm_selinux.h"
+#include "common/real_path.h"
 #include "common/xalloc.h"
 #include "runtime/create_plan.h"
 #include "runtime/exec_stub.h"
@@ -173,7 +174,7 @@ open_rootfs (const struct oci_config *config, const char *bundle,
     return agentrt_error (err, 0, "root.path: required");
   if (path[0] != '/')
     path = joined = xasprintf ("%s/%s", bundle, path);
-  plan->rootfs = realpath (path, NULL);
+  plan->rootfs = real_path (path);
   if (plan->rootfs == NULL)
     return agentrt_error (err, errno, "root.path: `%s`", path);
   plan->rootfd = open (plan->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);

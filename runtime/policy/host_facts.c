@@ -12,6 +12,7 @@
 
 #include "common/cleanup.h"
 #include "common/mountinfo.h"
+#include "common/real_path.h"
 #include "common/xalloc.h"
 #include "host_facts.h"
 #include "paths.h"
@@ -117,7 +118,7 @@ host_facts_homes (struct str_list *homes)
   while (getline (&line, &cap, f) > 0)
     {
       const char *home = passwd_home (line);
-      cleanup_free char *real = home && home[0] == '/' ? realpath (home, NULL)
+      cleanup_free char *real = home && home[0] == '/' ? real_path (home)
                                                        : NULL;
       if (real && strcmp (real, "/") != 0 && !str_list_contains (homes, real))
         str_list_append (homes, real);

@@ -30,6 +30,7 @@
 
 #include "common/cleanup.h"
 #include "common/openat2.h"
+#include "common/real_path.h"
 #include "common/xalloc.h"
 #include "host_facts.h"
 #include "host_view.h"
@@ -196,7 +197,7 @@ dirs_push (struct system_ctx *c, const struct open_source *s,
 }
 
 /* Opens `path` for good into *fd.  With follow, symlinks in it are
- * resolved first (realpath) and the result opened with none followed: a
+ * resolved first (real_path) and the result opened with none followed: a
  * component turned into a symlink since then is an error.  Without, the
  * path must lie below an open source and is opened through it, with no
  * symlink followed (it is then missing).  Either way a path below an open
@@ -206,7 +207,7 @@ static int
 open_fresh (struct system_ctx *c, const char *path, bool follow,
             char **canonical, int *fd, agentrt_error_t *err)
 {
-  cleanup_free char *real = follow ? realpath (path, NULL) : path_clean (path);
+  cleanup_free char *real = follow ? real_path (path) : path_clean (path);
   const struct open_source *s;
   const char *rest = NULL;
   int r;
@@ -467,7 +468,7 @@ host_view_system (struct host_view *view, const char *bundle_dir,
   for (size_t i = 0; private_dirs && i < private_dirs->len; i++)
     {
       const char *dir = private_dirs->items[i];
-      cleanup_free char *real = realpath (dir, NULL);
+      cleanup_free char *real = real_path (dir);
       cleanup_free char *clean = path_clean (dir);
       str_list_append (&c->private_dirs, clean);
       if (real && strcmp (real, clean) != 0)
