@@ -47,7 +47,7 @@ found_dirs_free (struct found_dirs *d)
   for (size_t i = 0; i < d->len; i++)
     {
       free (d->items[i].rel);
-      host_dirents_free (d->items[i].ents, d->items[i].n);
+      free (d->items[i].ents);
     }
   free (d->items);
   d->items = NULL;
@@ -64,13 +64,8 @@ found_add (struct found_dirs *d, const char *rel,
   d->items = xreallocarray (d->items, d->len + 1, sizeof (*d->items));
   f = &d->items[d->len++];
   f->rel = xstrdup (rel);
-  f->ents = n ? xreallocarray (NULL, n, sizeof (*f->ents)) : NULL;
+  f->ents = host_dirents_pack (ents, n);
   f->n = n;
-  for (size_t i = 0; i < n; i++)
-    {
-      f->ents[i].name = xstrdup (ents[i].name);
-      f->ents[i].kind = ents[i].kind;
-    }
 }
 
 /* Masks `rel` below the bind when it is there; a symlink is masked where
@@ -146,7 +141,7 @@ expand_pattern (struct walk *w, const char *rel, const char *rest,
       else if (ents[i].kind == HOST_DIR)
         r = expand_pattern (w, sub, next, why, err);
     }
-  host_dirents_free (ents, n);
+  free (ents);
   return r;
 }
 
@@ -306,7 +301,7 @@ drop_listings (struct walk *w, size_t from)
 {
   for (size_t i = from; i < w->n_kept; i++)
     {
-      host_dirents_free (w->kept[i].ents, w->kept[i].n);
+      free (w->kept[i].ents);
       free (w->kept[i].dir);
     }
   w->n_kept = from;
@@ -364,7 +359,7 @@ credential_rests (struct walk *w, const char *sub, enum host_kind kind,
   if (r == 0 && keep)
     keep_listing (w, dir, ents, n);
   else
-    host_dirents_free (ents, n);
+    free (ents);
   return r;
 }
 
@@ -430,7 +425,7 @@ list_counted (struct walk *w, const char *dir, struct host_dirent **ents,
   if (w->ctx->host->list_dir (w->ctx->host->ctx, dir, ents, n, err) < 0
       || budget (w, *n, dir, err) < 0)
     {
-      host_dirents_free (*ents, *n);
+      free (*ents);
       *ents = NULL;
       *n = 0;
       return -1;
@@ -491,7 +486,7 @@ git_children (struct walk *w, const char *gitdir, const char *kind,
         cleanup_free char *sub = path_join (rel, ents[i].name);
         r = git_dir_scan (w, sub, depth + 1, err);
       }
-  host_dirents_free (ents, n);
+  free (ents);
   return r;
 }
 
@@ -521,7 +516,7 @@ git_dir_scan (struct walk *w, const char *gitdir, unsigned depth,
         && (strcmp (ents[i].name, "modules") == 0
             || strcmp (ents[i].name, "worktrees") == 0))
       r = git_children (w, gitdir, ents[i].name, depth, err);
-  host_dirents_free (ents, n);
+  free (ents);
   return r;
 }
 
@@ -588,7 +583,7 @@ walk_dir (struct walk *w, const char *rel, unsigned depth,
     }
   else if (budget (w, n, dir, err) < 0)
     {
-      host_dirents_free (ents, n);
+      free (ents);
       return -1;
     }
   for (size_t i = 0; r == 0 && i < n; i++)
@@ -605,7 +600,7 @@ walk_dir (struct walk *w, const char *rel, unsigned depth,
   if (r == 0)
     r = descend (w, rel, ents, n, depth, err);
   drop_listings (w, kept);
-  host_dirents_free (ents, n);
+  free (ents);
   return r;
 }
 

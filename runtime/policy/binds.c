@@ -314,7 +314,7 @@ socket_reason (const struct bind *b, char **why, agentrt_error_t *err)
   for (size_t i = 0; *why == NULL && i < n; i++)
     if (ents[i].kind == HOST_SOCKET)
       *why = xstrdup ("the source directory holds unix sockets");
-  host_dirents_free (ents, n);
+  free (ents);
   return 0;
 }
 

@@ -69,17 +69,34 @@ struct system_ctx
   size_t n_dirs;
   struct str_list homes;
   struct str_list private_dirs;
-  /* One buffer for every listing: on the stack, each level of the walk's
-   * recursion put two fresh pages under it (a page fault each). */
+  /* One buffer for every listing, which grows to hold the largest
+   * directory's records: on the stack, each level of the walk's recursion
+   * put two fresh pages under it (a page fault each). */
   char *dirent_buf;
+  size_t dirent_cap;
 };
 
-void
-host_dirents_free (struct host_dirent *entries, size_t n)
+struct host_dirent *
+host_dirents_pack (const struct host_dirent *entries, size_t n)
 {
+  size_t size = n * sizeof (*entries);
+  struct host_dirent *out;
+  char *names;
+
+  if (n == 0)
+    return NULL;
   for (size_t i = 0; i < n; i++)
-    free (entries[i].name);
-  free (entries);
+    size += strlen (entries[i].name) + 1;
+  out = xmalloc (size);
+  names = (char *) (out + n);
+  for (size_t i = 0; i < n; i++)
+    {
+      size_t len = strlen (entries[i].name) + 1;
+      out[i].name = memcpy (names, entries[i].name, len);
+      out[i].kind = entries[i].kind;
+      names += len;
+    }
+  return out;
 }
 
 void
@@ -364,39 +381,72 @@ dirent_kind (int dfd, unsigned char type, const char *name)
     }
 }
 
-/* Appends a directory entry, growing the array geometrically. */
-static void
-dirent_add (struct host_dirent **entries, size_t *n, size_t *cap,
-            const char *name, enum host_kind kind)
+static bool
+is_dot_or_dotdot (const char *name)
 {
-  if (*n == *cap)
-    {
-      *cap = *cap ? 2 * *cap : 16;
-      *entries = xreallocarray (*entries, *cap, sizeof (**entries));
-    }
-  (*entries)[*n].name = xstrdup (name);
-  (*entries)[(*n)++].kind = kind;
+  return name[0] == '.'
+         && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
-/* Reads the open directory dfd's entries ("." and ".." left out) through
- * buf (DIRENT_BUF_SIZE bytes, 8-aligned). */
+/* Reads all of the open directory dfd's records into c's buffer: *len
+ * bytes of them. */
 static int
-read_entries (int dfd, char *buf, struct host_dirent **entries, size_t *n)
+read_records (struct system_ctx *c, int dfd, size_t *len)
 {
-  size_t cap = 0;
-  ssize_t len;
+  ssize_t got;
 
-  while ((len = getdents64 (dfd, buf, DIRENT_BUF_SIZE)) > 0)
-    for (ssize_t off = 0; off < len;)
-      {
-        struct dirent64 *de = (struct dirent64 *) (buf + off);
-        off += de->d_reclen;
-        if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-          continue;
-        dirent_add (entries, n, &cap, de->d_name,
-                    dirent_kind (dfd, de->d_type, de->d_name));
-      }
-  return len < 0 ? -errno : 0;
+  *len = 0;
+  do
+    {
+      if (c->dirent_cap - *len < DIRENT_BUF_SIZE)
+        {
+          c->dirent_cap = c->dirent_cap ? 2 * c->dirent_cap : DIRENT_BUF_SIZE;
+          c->dirent_buf = xrealloc (c->dirent_buf, c->dirent_cap);
+        }
+      got = getdents64 (dfd, c->dirent_buf + *len, c->dirent_cap - *len);
+      if (got > 0)
+        *len += (size_t) got;
+    }
+  while (got > 0);
+  return got < 0 ? -errno : 0;
+}
+
+/* The entries of the records read from dfd ("." and ".." left out), in
+ * one allocation with their names (see host_view.h). */
+static struct host_dirent *
+pack_records (int dfd, const char *buf, size_t len, size_t *n)
+{
+  size_t count = 0, size = 0;
+  struct host_dirent *out;
+  char *names;
+
+  for (size_t off = 0; off < len;)
+    {
+      const struct dirent64 *de = (const struct dirent64 *) (buf + off);
+      off += de->d_reclen;
+      if (is_dot_or_dotdot (de->d_name))
+        continue;
+      count++;
+      size += sizeof (*out) + strlen (de->d_name) + 1;
+    }
+  *n = count;
+  if (count == 0)
+    return NULL;
+  out = xmalloc (size);
+  names = (char *) (out + count);
+  count = 0;
+  for (size_t off = 0; off < len;)
+    {
+      const struct dirent64 *de = (const struct dirent64 *) (buf + off);
+      size_t name_len = strlen (de->d_name) + 1;
+      off += de->d_reclen;
+      if (is_dot_or_dotdot (de->d_name))
+        continue;
+      out[count].name = memcpy (names, de->d_name, name_len);
+      out[count++].kind = dirent_kind (dfd, de->d_type, de->d_name);
+      names += name_len;
+    }
+  return out;
 }
 
 static int
@@ -407,6 +457,7 @@ system_list_dir (void *ctx, const char *dir, struct host_dirent **entries,
   const char *rest = NULL;
   const struct open_source *s = source_of (c, dir, &rest);
   cleanup_close int fd = -1;
+  size_t len;
   int r, dfd;
 
   *entries = NULL;
@@ -426,15 +477,10 @@ system_list_dir (void *ctx, const char *dir, struct host_dirent **entries,
   if (r < 0)
     return agentrt_error (err, -r, "open directory `%s`", dir);
   fd = r;
-  if (c->dirent_buf == NULL)
-    c->dirent_buf = xmalloc (DIRENT_BUF_SIZE);
-  r = read_entries (fd, c->dirent_buf, entries, n);
+  r = read_records (c, fd, &len);
   if (r < 0)
-    {
-      host_dirents_free (steal_pointer (entries), *n);
-      *n = 0;
-      return agentrt_error (err, -r, "read directory `%s`", dir);
-    }
+    return agentrt_error (err, -r, "read directory `%s`", dir);
+  *entries = pack_records (fd, c->dirent_buf, len, n);
   /* what is asked next is below it (the walk goes depth first) */
   if (rest[0] != '\0' && strcmp (rest, "/") != 0)
     dirs_push (c, s, dir, steal_fd (&fd));

@@ -104,7 +104,8 @@ struct host_view
                  char **target, agentrt_error_t *err);
 
   /* The entries of the directory `dir` (canonical, below an open source),
-   * "." and ".." left out.  *entries is malloc'd (host_dirents_free). */
+   * "." and ".." left out: one allocation, the entries then their names
+   * (as host_dirents_pack makes it; free() releases it), NULL when none. */
   int (*list_dir) (void *ctx, const char *dir, struct host_dirent **entries,
                    size_t *n, agentrt_error_t *err);
 
@@ -133,7 +134,11 @@ struct host_view
   const struct host_runtime *runtime;
 };
 
-void host_dirents_free (struct host_dirent *entries, size_t n);
+/* A copy of the n entries in one allocation with their names (NULL when
+ * n is 0): a listing's form, which free() releases whole (a listing of
+ * hundreds of entries is one malloc and one free, not hundreds). */
+struct host_dirent *host_dirents_pack (const struct host_dirent *entries,
+                                       size_t n);
 void host_mounts_free (struct host_mount *mounts, size_t n);
 
 /* The real host view.  bundle_dir (absolute) is what relative paths are

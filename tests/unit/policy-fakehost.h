@@ -255,6 +255,19 @@ fake_lookup (void *ctx, const char *path, struct host_node *node, char **target,
   return 0;
 }
 
+/* The listing in its one-allocation form (host_dirents_pack), names and
+ * array made one by one released. */
+static void
+pack_listing (struct host_dirent **entries, size_t n)
+{
+  struct host_dirent *packed = host_dirents_pack (*entries, n);
+
+  for (size_t i = 0; i < n; i++)
+    free ((*entries)[i].name);
+  free (*entries);
+  *entries = packed;
+}
+
 static int
 fake_list_dir (void *ctx, const char *dir, struct host_dirent **entries,
                size_t *n, agentrt_error_t *err)
@@ -293,6 +306,7 @@ fake_list_dir (void *ctx, const char *dir, struct host_dirent **entries,
       (*entries)[*n].name = name;
       (*entries)[(*n)++].kind = node.kind;
     }
+  pack_listing (entries, *n);
   return 0;
 }
 
