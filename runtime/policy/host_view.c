@@ -52,8 +52,8 @@ struct open_dir
   int fd;
 };
 
-/* getdents64's buffer: a directory entry's d_name is at most NAME_MAX + 1
- * bytes, so one record always fits. */
+/* getdents64's buffer, and what it grows by: a directory entry's d_name
+ * is at most NAME_MAX + 1 bytes, so half of it always holds a record. */
 #define DIRENT_BUF_SIZE 8192
 
 /* As deep as the chain of open directories goes (the policy's scan depth
@@ -398,7 +398,9 @@ read_records (struct system_ctx *c, int dfd, size_t *len)
   *len = 0;
   do
     {
-      if (c->dirent_cap - *len < DIRENT_BUF_SIZE)
+      /* room for a few records more (never less than one fits: getdents
+       * refuses a buffer smaller than the next record) */
+      if (c->dirent_cap - *len < DIRENT_BUF_SIZE / 2)
         {
           c->dirent_cap = c->dirent_cap ? 2 * c->dirent_cap : DIRENT_BUF_SIZE;
           c->dirent_buf = xrealloc (c->dirent_buf, c->dirent_cap);
