@@ -63,29 +63,42 @@ test_hostile_shapes (void)
   CHECK (relate ("//", "/") == PATH_BELOW);
 }
 
-/* What path_relate answered before its first-byte rejection: component by
- * component with path_component_match. */
+/* The relation as sets of components say it, written independently of
+ * path_relate: both split at '/', then compared pairwise with
+ * path_component_match (empty components kept, as the kernel never sees
+ * them but a pattern may hold them). */
+static size_t
+split (const char *path, const char *parts[], size_t lens[])
+{
+  size_t n = 0;
+  const char *p = path + 1;
+
+  while (*p != '\0' && n < 8)
+    {
+      lens[n] = strcspn (p, "/");
+      parts[n++] = p;
+      p += lens[n - 1];
+      if (*p == '/')
+        p++;
+    }
+  return n;
+}
+
 static enum path_relation
 reference (const char *path, const char *pattern)
 {
-  const char *p = path + 1, *q = pattern + 1;
+  const char *pp[8], *qq[8];
+  size_t pl[8], ql[8], np, nq, common;
 
   if (path[0] != '/' || pattern[0] != '/')
     return PATH_UNRELATED;
-  for (;;)
-    {
-      size_t lp, lq;
-      if (*p == '\0')
-        return *q == '\0' ? PATH_MATCH : PATH_ABOVE;
-      if (*q == '\0')
-        return PATH_BELOW;
-      lp = strcspn (p, "/");
-      lq = strcspn (q, "/");
-      if (!path_component_match (q, lq, p, lp))
-        return PATH_UNRELATED;
-      p += lp + (p[lp] == '/');
-      q += lq + (q[lq] == '/');
-    }
+  np = split (path, pp, pl);
+  nq = split (pattern, qq, ql);
+  common = np < nq ? np : nq;
+  for (size_t i = 0; i < common; i++)
+    if (!path_component_match (qq[i], ql[i], pp[i], pl[i]))
+      return PATH_UNRELATED;
+  return np == nq ? PATH_MATCH : np > nq ? PATH_BELOW : PATH_ABOVE;
 }
 
 /* Every path and pattern of up to three components drawn from a few
