@@ -13,11 +13,15 @@
 #include "common/real_path.h"
 #include "common/xalloc.h"
 
-/* Absolute, with no "." or ".." component: what the kernel walks is then
- * what the string says, component by component. */
+/* Absolute, with no "." or ".." component (what the kernel walks is then
+ * what the string says, component by component), and of three components
+ * or more (realpath's readlinks of a shorter one cost no more than an open
+ * and a close). */
 static bool
-is_plain (const char *path)
+worth_one_open (const char *path)
 {
+  size_t components = 0;
+
   if (path[0] != '/')
     return false;
   for (const char *p = path; *p;)
@@ -28,9 +32,10 @@ is_plain (const char *path)
       len = strcspn (p, "/");
       if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
         return false;
+      components += len > 0;
       p += len;
     }
-  return true;
+  return components >= 3;
 }
 
 /* path with repeated and trailing slashes dropped ("/" stays). */
@@ -53,7 +58,7 @@ real_path (const char *path)
 {
   int fd;
 
-  if (!is_plain (path))
+  if (!worth_one_open (path))
     return realpath (path, NULL);
   fd = openat2_resolve (AT_FDCWD, path, O_PATH, RESOLVE_NO_SYMLINKS);
   if (fd >= 0)
