@@ -33,6 +33,10 @@ bpf_devices_drop_repeated (struct bpf_dev_rule *rules, size_t *n)
 {
   size_t out = 0;
 
+  /* a list that long is refused whole (bpf_devices_policy): a hostile
+   * bundle's hundreds of thousands of rules must not cost n² compares */
+  if (*n > BPF_DEVICES_MAX_RULES)
+    return;
   for (size_t i = 0; i < *n; i++)
     {
       bool later = false;

@@ -43,7 +43,7 @@ struct bpf_dev_policy
 
 /* Drops each rule the same rule repeats later, keeping the order of the
  * rest: what the kernel makes of the list (and the policy below) does not
- * change. */
+ * change.  A list longer than BPF_DEVICES_MAX_RULES is left as it is. */
 void bpf_devices_drop_repeated (struct bpf_dev_rule *rules, size_t *n);
 
 /* Rules start from "deny everything".  At most BPF_DEVICES_MAX_RULES. */

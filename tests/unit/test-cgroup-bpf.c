@@ -232,6 +232,28 @@ verdict (const struct bpf_dev_rule *rules, size_t n, char type,
 /* Dropping the earlier copy of a repeated rule changes no verdict: rule
  * lists drawn from a pool of overlapping rules (resets, wildcards, allows
  * and denies of some bits), every access to the devices they name. */
+/* A hostile bundle's 300,000 rules, every one the same: left whole
+ * (quadratic work skipped) for the policy to refuse. */
+static void
+drop_repeated_hostile_length (void)
+{
+  size_t n = 300000, len = n;
+  struct bpf_dev_rule *many = calloc (n, sizeof *many);
+  struct bpf_dev_policy p;
+  agentrt_error_t err = NULL;
+
+  if (many == NULL)
+    return;
+  for (size_t i = 0; i < n; i++)
+    many[i] = A (true, 'c', 1, 3, RWM);
+  bpf_devices_drop_repeated (many, &len);
+  CHECK (len == n);
+  CHECK (bpf_devices_policy (many, len, &p, &err) < 0 && err
+         && err->status == E2BIG);
+  agentrt_error_release (&err);
+  free (many);
+}
+
 static void
 test_drop_repeated (void)
 {
@@ -253,6 +275,7 @@ test_drop_repeated (void)
 
   bpf_devices_drop_repeated (d, &n);
   CHECK (n == 3 && d[0].minor == 5 && !d[1].allow && d[2].allow);
+  drop_repeated_hostile_length ();
   for (int round = 0; round < 3000; round++)
     {
       struct bpf_dev_rule list[12], kept[12];
