@@ -414,41 +414,26 @@ read_records (struct system_ctx *c, int dfd, size_t *len)
 }
 
 /* The entries of the records read from dfd ("." and ".." left out), in
- * one allocation with their names (see host_view.h). */
+ * a listing's one allocation (host_dirents_pack). */
 static struct host_dirent *
-pack_records (int dfd, const char *buf, size_t len, size_t *n)
+pack_records (int dfd, char *buf, size_t len, size_t *n)
 {
-  size_t count = 0, size = 0;
-  struct host_dirent *out;
-  char *names;
+  /* a record takes 24 bytes at least: 19 before the name, and 8-aligned */
+  cleanup_free struct host_dirent *ents
+      = xreallocarray (NULL, len / 24 + 1, sizeof (*ents));
+  size_t count = 0;
 
   for (size_t off = 0; off < len;)
     {
-      const struct dirent64 *de = (const struct dirent64 *) (buf + off);
+      struct dirent64 *de = (struct dirent64 *) (buf + off);
       off += de->d_reclen;
       if (is_dot_or_dotdot (de->d_name))
         continue;
-      count++;
-      size += sizeof (*out) + strlen (de->d_name) + 1;
+      ents[count].name = de->d_name;
+      ents[count++].kind = dirent_kind (dfd, de->d_type, de->d_name);
     }
   *n = count;
-  if (count == 0)
-    return NULL;
-  out = xmalloc (size);
-  names = (char *) (out + count);
-  count = 0;
-  for (size_t off = 0; off < len;)
-    {
-      const struct dirent64 *de = (const struct dirent64 *) (buf + off);
-      size_t name_len = strlen (de->d_name) + 1;
-      off += de->d_reclen;
-      if (is_dot_or_dotdot (de->d_name))
-        continue;
-      out[count].name = memcpy (names, de->d_name, name_len);
-      out[count++].kind = dirent_kind (dfd, de->d_type, de->d_name);
-      names += name_len;
-    }
-  return out;
+  return host_dirents_pack (ents, count);
 }
 
 static int
