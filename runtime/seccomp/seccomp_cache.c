@@ -133,7 +133,9 @@ key_hash_of (const struct seccomp_cache_key *k)
 uint64_t
 seccomp_cache_hash (const void *key, size_t key_len)
 {
-  return hash64 (HASH_SEED, key, key_len);
+  struct seccomp_cache_key k = { key, key_len, NULL, 0 };
+
+  return key_hash_of (&k); /* what names the entry: the same function */
 }
 
 char *
