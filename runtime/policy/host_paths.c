@@ -155,11 +155,13 @@ const struct path_list host_paths_sockets = PATH_LIST (sockets);
 const struct path_list host_paths_kernel = PATH_LIST (kernel);
 const struct path_list host_paths_system = PATH_LIST (system_dirs);
 
+/* Compared on the first byte before the rest: the scan asks this of every
+ * entry it lists, and nearly every name differs there from every item. */
 static bool
 in (const char *name, const char *const *list, size_t n)
 {
   for (size_t i = 0; i < n; i++)
-    if (strcmp (name, list[i]) == 0)
+    if (name[0] == list[i][0] && strcmp (name, list[i]) == 0)
       return true;
   return false;
 }
@@ -174,8 +176,7 @@ host_paths_is_home_marker (const char *name)
     ".login",    ".logout",   ".xprofile",    ".xsession",     ".xsessionrc",
     ".xinitrc",  ".pam_environment",
   };
-  /* every marker is a dot file: the scan asks this of every entry */
-  return name[0] == '.' && in (name, markers, N_ELEMENTS (markers));
+  return in (name, markers, N_ELEMENTS (markers));
 }
 
 bool
