@@ -1,7 +1,8 @@
 /* Unit tests of common/real_path.c: the same answer (path, or errno) as
  * realpath(3) on every path built from the components of a tree with
  * directories, files, relative, absolute, dangling and looping symlinks,
- * with ".", "..", repeated and trailing slashes. */
+ * with ".", "..", repeated and trailing slashes, and through /proc's
+ * magic links. */
 #include "config.h"
 
 #include <errno.h>
@@ -91,6 +92,10 @@ test_same_as_realpath (void)
           snprintf (p, sizeof p, "%s//%s/%s/", dir, parts[i], parts[j]);
           compare (p);
         }
+  /* magic links: /proc/self is a symlink, its fd and root links too */
+  compare ("/proc/self/cwd");
+  compare ("/proc/self/root/tmp/");
+  compare ("/proc/thread-self/root");
   compare ("/");
   compare ("//");
   compare ("/tmp/");
