@@ -190,24 +190,6 @@ has_credential_head (const struct binds_ctx *ctx, const char *path)
   return false;
 }
 
-static char *
-dest_reason (const struct bind *b)
-{
-  const struct str_list *creds = &b->ctx->policy->credential_paths;
-  bool relative = has_credential_head (b->ctx, b->dest);
-
-  for (size_t i = 0; i < creds->len; i++)
-    {
-      const char *e = creds->items[i];
-      const char *rest = NULL;
-      if (e[0] == '/' ? path_relate (b->dest, e, &rest) == PATH_MATCH
-                            || path_relate (b->dest, e, &rest) == PATH_BELOW
-                      : relative && path_has_components (b->dest, e, false))
-        return xasprintf ("the destination is a credential location (%s)", e);
-    }
-  return NULL;
-}
-
 /* The first pattern of the list that `path` is (PATH_MATCH) or lies below
  * (below too). */
 static const char *
@@ -227,6 +209,22 @@ static const char *
 matching_list (const char *path, const struct str_list *l, bool below)
 {
   return matching (path, (const char *const *) l->items, l->len, below);
+}
+
+static char *
+dest_reason (const struct bind *b)
+{
+  const struct str_list *creds = &b->ctx->policy->credential_paths;
+  bool relative = has_credential_head (b->ctx, b->dest);
+
+  for (size_t i = 0; i < creds->len; i++)
+    {
+      const char *e = creds->items[i];
+      if (e[0] == '/' ? matching (b->dest, &e, 1, true) != NULL
+                      : relative && path_has_components (b->dest, e, false))
+        return xasprintf ("the destination is a credential location (%s)", e);
+    }
+  return NULL;
 }
 
 static char *
